@@ -1,0 +1,44 @@
+// auth.cc: see auth.h.
+#include "common/auth.h"
+
+#include <httplib.h>
+#include <openssl/crypto.h>
+
+namespace lab {
+namespace {
+
+std::optional<std::string> bearer_token(const httplib::Request& req) {
+  static constexpr std::string_view kScheme = "Bearer ";
+  std::string header = req.get_header_value("Authorization");
+  if (header.size() <= kScheme.size() || header.compare(0, kScheme.size(), kScheme) != 0) return std::nullopt;
+  return header.substr(kScheme.size());
+}
+
+void reply_unauthorized(httplib::Response& res, const char* detail) {
+  reply_problem(res, Problem::Of(ProblemType::Unauthorized, detail));
+  res.set_header("WWW-Authenticate", "Bearer");
+}
+
+}  // namespace
+
+std::optional<Client> authenticate_or_reply(Bank& bank, const httplib::Request& req, httplib::Response& res) {
+  auto token = bearer_token(req);
+  if (!token) {
+    reply_unauthorized(res, "send Authorization: Bearer <client token>");
+    return std::nullopt;
+  }
+  auto client = bank.authenticate(*token);
+  if (!client) reply_unauthorized(res, "unknown client token");
+  return client;
+}
+
+bool authorize_admin_or_reply(std::string_view admin_token, const httplib::Request& req, httplib::Response& res) {
+  auto token = bearer_token(req);
+  // Constant-time comparison: the time taken must not reveal how many leading characters matched.
+  bool ok = token && token->size() == admin_token.size() &&
+            CRYPTO_memcmp(token->data(), admin_token.data(), admin_token.size()) == 0;
+  if (!ok) reply_unauthorized(res, "send Authorization: Bearer <admin token>");
+  return ok;
+}
+
+}  // namespace lab

@@ -1,0 +1,57 @@
+// canonical_json.h: strict JSON parsing and RFC 8785 (JSON Canonicalization Scheme, JCS) output.
+//
+// Interface:
+//   parse_canonical_json(text)  one JSON document -> its parsed value and canonical bytes, or a JsonError
+//                               saying why it cannot be canonicalized. Never throws for bad input.
+//   canonicalize(value)         canonical bytes of an already-parsed value.
+//   rejection_name(why)         short stable name of a rejection ("duplicate-member", ...).
+//
+// Two bodies that mean the same JSON value get the same canonical bytes, whatever their member
+// order, whitespace or escaping, so a hash of those bytes can tell a retried request from a changed
+// one. Belongs to LAB.md section "Stage 3: canonical fingerprint".
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+
+namespace lab {
+
+// Deepest nesting of arrays and objects a request body may have. Real transfer bodies are two or
+// three levels deep; the limit keeps a hostile body from costing the server memory and stack.
+inline constexpr std::size_t kMaxJsonDepth = 64;
+
+enum class JsonRejection {
+  Syntax,            // not JSON at all (also NaN, Infinity, a byte order mark, trailing content)
+  DuplicateMember,   // the same member name twice in one object, compared after unescaping
+  InvalidUtf8,       // the raw bytes are not UTF-8
+  LoneSurrogate,     // a \uD800..\uDFFF escape that is not half of a surrogate pair
+  NumberOutOfRange,  // a number too large for an IEEE-754 double
+  TooDeep,           // nested deeper than kMaxJsonDepth
+};
+
+struct JsonError {
+  JsonRejection why;
+  std::string detail;  // one sentence naming the cause and where, e.g. "duplicate member name \"amount\""
+};
+
+struct CanonicalJson {
+  nlohmann::json value;  // the parsed document; integers stay integers as nlohmann parses them
+  std::string text;      // the RFC 8785 canonical UTF-8 bytes
+};
+
+// Parses one JSON document strictly and canonicalizes it. Never throws for bad input.
+std::variant<CanonicalJson, JsonError> parse_canonical_json(std::string_view text);
+
+// Canonical form of an already-parsed value. Every number is treated as the IEEE-754 double nearest
+// to it, as RFC 8785 says. Throws std::invalid_argument for what has no canonical form: NaN or
+// infinity, strings that are not valid UTF-8, binary values.
+std::string canonicalize(const nlohmann::json& value);
+
+// "syntax", "duplicate-member", "invalid-utf8", "lone-surrogate", "number-out-of-range", "too-deep".
+std::string_view rejection_name(JsonRejection why);
+
+}  // namespace lab

@@ -1,0 +1,119 @@
+// common_routes.cc: the routes every stage shares. LAB.md "The HTTP contract".
+//   GET  /healthz                 200 once ready
+//   GET  /problems                the registry of problem types
+//   POST /admin/clients           {"name"} -> 201 {"id","token"}
+//   POST /admin/accounts          {"client_id","balance","currency"} -> 201 {"id","client_id","balance","currency"}
+//   GET  /admin/ledger?after=ID&limit=N -> {"entries":[...],"next"}
+//   POST /admin/clock             {"advance_ms"} -> {"now_ms"}   (--lab-controls only)
+//   GET  /accounts/{id}           the caller's own account, else 404
+#include <httplib.h>
+
+#include <charconv>
+
+#include "common/auth.h"
+#include "common/http_reply.h"
+#include "common/lab.h"
+
+namespace lab {
+namespace {
+
+constexpr int kLedgerPageDefault = 100;
+constexpr int kLedgerPageMax = 1000;
+
+std::optional<long long> query_number(const httplib::Request& req, const char* name, long long fallback) {
+  if (!req.has_param(name)) return fallback;
+  std::string text = req.get_param_value(name);
+  long long value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+Problem field_problem(const char* field, const char* reason) {
+  Problem p = Problem::Of(ProblemType::InvalidField, std::string(field) + ": " + reason);
+  p.extra["errors"] = {{{"field", field}, {"reason", reason}}};
+  return p;
+}
+
+bool is_whole(const nlohmann::json& v, long long min, long long max) {
+  return v.is_number_integer() && !(v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) &&
+         v.get<long long>() >= min && v.get<long long>() <= max;
+}
+
+}  // namespace
+
+void install_common_routes(Lab& lab, httplib::Server& server, const std::string& admin_token) {
+  server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    reply_json(res, 200, {{"status", "ok"}});
+  });
+  server.Get("/problems", [](const httplib::Request&, httplib::Response& res) {
+    reply_json(res, 200, problem_registry_json());
+  });
+
+  server.Post("/admin/clients", [&lab, admin_token](const httplib::Request& req, httplib::Response& res) {
+    if (!authorize_admin_or_reply(admin_token, req, res)) return;
+    auto body = parse_json_object_or_reply(req, res);
+    if (!body) return;
+    auto name = body->find("name");
+    if (name == body->end() || !name->is_string() || name->get<std::string>().empty() ||
+        name->get<std::string>().size() > 100)
+      return reply_problem(res, field_problem("name", "must be a string of 1 to 100 bytes"));
+    auto created = lab.bank.create_client(name->get<std::string>());
+    reply_json(res, 201, {{"id", created.client.id}, {"name", created.client.name}, {"token", created.token}});
+  });
+
+  server.Post("/admin/accounts", [&lab, admin_token](const httplib::Request& req, httplib::Response& res) {
+    if (!authorize_admin_or_reply(admin_token, req, res)) return;
+    auto body = parse_json_object_or_reply(req, res);
+    if (!body) return;
+    const auto& b = *body;
+    if (!b.contains("client_id") || !is_whole(b["client_id"], 1, kMaxMinorUnits))
+      return reply_problem(res, field_problem("client_id", "must be a client id"));
+    if (!b.contains("balance") || !is_whole(b["balance"], 0, kMaxMinorUnits))
+      return reply_problem(res, field_problem("balance", "must be an integer from 0 to 2^53 - 1 (minor units)"));
+    if (!b.contains("currency") || !b["currency"].is_string() || !is_currency_code(b["currency"].get<std::string>()))
+      return reply_problem(res, field_problem("currency", "must be three upper-case letters, e.g. \"USD\""));
+    auto client_id = b["client_id"].get<std::int64_t>();
+    if (!lab.bank.find_client(client_id))
+      return reply_problem(res, Problem::Of(ProblemType::NotFound, "no client " + std::to_string(client_id)));
+    auto account = lab.bank.create_account(client_id, b["balance"].get<std::int64_t>(), b["currency"].get<std::string>());
+    reply_json(res, 201, account.to_json());
+  });
+
+  server.Get("/admin/ledger", [&lab, admin_token](const httplib::Request& req, httplib::Response& res) {
+    if (!authorize_admin_or_reply(admin_token, req, res)) return;
+    auto after = query_number(req, "after", 0);
+    auto limit = query_number(req, "limit", kLedgerPageDefault);
+    if (!after || !limit || *limit < 1 || *limit > kLedgerPageMax)
+      return reply_problem(res, field_problem("after/limit", "after >= 0, 1 <= limit <= 1000"));
+    auto page = lab.bank.ledger_page(*after, static_cast<int>(*limit));
+    nlohmann::json entries = nlohmann::json::array();
+    for (const auto& entry : page) entries.push_back(entry.to_ledger_json());
+    // next: the cursor for the following page, or null when this page is the last one.
+    nlohmann::json next = static_cast<long long>(page.size()) == *limit ? nlohmann::json(page.back().id) : nullptr;
+    reply_json(res, 200, {{"entries", entries}, {"next", next}});
+  });
+
+  server.Post("/admin/clock", [&lab, admin_token](const httplib::Request& req, httplib::Response& res) {
+    if (!authorize_admin_or_reply(admin_token, req, res)) return;
+    if (!lab.controls.enabled())
+      return reply_problem(res, Problem::Of(ProblemType::LabControlsDisabled, "start the server with --lab-controls"));
+    auto body = parse_json_object_or_reply(req, res);
+    if (!body) return;
+    if (!body->contains("advance_ms") || !is_whole((*body)["advance_ms"], 0, kMaxMinorUnits))
+      return reply_problem(res, field_problem("advance_ms", "must be a non-negative integer (milliseconds)"));
+    reply_json(res, 200, {{"now_ms", lab.clock.advance((*body)["advance_ms"].get<std::int64_t>())}});
+  });
+
+  server.Get(R"(/accounts/(\d{1,16}))", [&lab](const httplib::Request& req, httplib::Response& res) {
+    auto client = authenticate_or_reply(lab.bank, req, res);
+    if (!client) return;
+    auto account = lab.bank.find_account(std::stoll(req.matches[1]));
+    // Someone else's account answers exactly like a missing one: existence is not revealed.
+    if (!account || account->client_id != client->id)
+      return reply_problem(res, Problem::Of(ProblemType::NotFound, "no account " + std::string(req.matches[1])));
+    reply_json(res, 200, account->to_json());
+  });
+}
+
+}  // namespace lab

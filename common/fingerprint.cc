@@ -1,0 +1,36 @@
+// fingerprint.cc: SHA-256 through OpenSSL's EVP interface, printed as lowercase hex.
+//
+// Interface (see fingerprint.h): sha256_hex, request_fingerprint.
+// Belongs to LAB.md section "Stage 3: canonical fingerprint".
+#include "common/fingerprint.h"
+
+#include <array>
+#include <stdexcept>
+
+#include <openssl/evp.h>
+
+namespace lab {
+
+std::string sha256_hex(std::string_view bytes) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int digest_length = 0;
+  // EVP rather than the deprecated SHA256() call: the interface OpenSSL 3 keeps supporting.
+  if (EVP_Digest(bytes.data(), bytes.size(), digest.data(), &digest_length, EVP_sha256(), nullptr) != 1) {
+    throw std::runtime_error("OpenSSL EVP_Digest(SHA-256) failed");
+  }
+  constexpr char kHexDigits[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(2 * digest_length);
+  for (unsigned int i = 0; i < digest_length; ++i) {
+    hex += kHexDigits[digest[i] >> 4];
+    hex += kHexDigits[digest[i] & 0x0F];
+  }
+  return hex;
+}
+
+std::string request_fingerprint(std::string_view canonical_body) {
+  // Whole body in, on purpose: see fingerprint.h and the chapter on the fingerprint in LAB.md.
+  return sha256_hex(canonical_body);
+}
+
+}  // namespace lab

@@ -1,0 +1,42 @@
+// http_reply.cc: see http_reply.h.
+#include "common/http_reply.h"
+
+#include <httplib.h>
+
+#include "common/canonical_json.h"
+
+namespace lab {
+
+void reply_json(httplib::Response& res, int status, const nlohmann::json& body) {
+  res.status = status;
+  res.set_content(body.dump(), "application/json");
+}
+
+void reply_outcome(httplib::Response& res, const MoneyOutcome& outcome) {
+  if (auto* entry = std::get_if<LedgerEntry>(&outcome))
+    reply_json(res, 201, entry->to_json());
+  else
+    reply_problem(res, std::get<Problem>(outcome));
+}
+
+std::optional<nlohmann::json> parse_json_object_or_reply(const httplib::Request& req, httplib::Response& res) {
+  if (req.get_header_value("Content-Type").rfind("application/json", 0) != 0) {
+    reply_problem(res, Problem::Of(ProblemType::UnsupportedMediaType, "expected Content-Type: application/json"));
+    return std::nullopt;
+  }
+  auto parsed = parse_canonical_json(req.body);
+  if (auto* error = std::get_if<JsonError>(&parsed)) {
+    reply_problem(res, Problem::Of(ProblemType::JsonSyntax, error->detail));
+    return std::nullopt;
+  }
+  auto& value = std::get<CanonicalJson>(parsed).value;
+  if (!value.is_object()) {
+    Problem p = Problem::Of(ProblemType::InvalidField, "(body): must be a JSON object");
+    p.extra["errors"] = {{{"field", "(body)"}, {"reason", "must be a JSON object"}}};
+    reply_problem(res, p);
+    return std::nullopt;
+  }
+  return std::move(value);
+}
+
+}  // namespace lab

@@ -1,0 +1,127 @@
+// http_server.cc: see http_server.h.
+#include "common/http_server.h"
+
+#include <httplib.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "common/db.h"
+#include "common/problem.h"
+
+namespace lab {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The request's start, per worker thread: httplib runs routing and the logger on the same thread.
+thread_local Clock::time_point request_started{};
+
+bool use_colour() { return isatty(STDERR_FILENO) && std::getenv("NO_COLOR") == nullptr; }
+
+void log_request(const httplib::Request& req, const httplib::Response& res) {
+  static const bool colour = use_colour();
+  double ms = request_started == Clock::time_point{}
+                  ? 0.0
+                  : std::chrono::duration<double, std::milli>(Clock::now() - request_started).count();
+  request_started = {};
+  std::string key = req.has_header("Idempotency-Key") ? req.get_header_value("Idempotency-Key") : "-";
+  bool replayed = res.get_header_value("Idempotent-Replayed") == "true";
+  const char* on = "";
+  const char* off = "";
+  if (colour) {
+    on = res.status >= 500 ? "\033[31m" : res.status >= 400 ? "\033[33m" : "\033[32m";
+    off = "\033[0m";
+  }
+  // One fprintf per line: stdio locks the stream, so lines of concurrent requests never interleave.
+  std::fprintf(stderr, "%s %s key=%s %s%d%s replayed=%s %.1fms\n", req.method.c_str(), req.path.c_str(),
+               key.c_str(), on, res.status, off, replayed ? "yes" : "no", ms);
+}
+
+}  // namespace
+
+void configure_server(httplib::Server& server, bool log_requests) {
+  server.set_tcp_nodelay(true);
+  server.set_keep_alive_max_count(kKeepAliveMaxCount);
+  server.new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
+  server.set_payload_max_length(kHardPayloadLimit);
+
+  server.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+    request_started = Clock::now();
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  // httplib's own errors (no route, payload too large) arrive with an empty body: give them problem+json.
+  server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    if (res.status == 404) reply_problem(res, Problem::Of(ProblemType::RouteNotFound, "no such route"));
+    if (res.status == 413)
+      reply_problem(res, Problem::Of(ProblemType::BodyTooLarge, "the body is larger than the server accepts"));
+  });
+  server.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+    try {
+      std::rethrow_exception(ep);
+    } catch (const DatabaseBusy& e) {
+      reply_problem(res, Problem::Of(ProblemType::ServiceUnavailable, "the database is busy, retry"));
+      res.set_header("Retry-After", "1");
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "error: %s %s: %s\n", req.method.c_str(), req.path.c_str(), e.what());
+      reply_problem(res, Problem::Of(ProblemType::InternalError, e.what()));
+    } catch (...) {
+      reply_problem(res, Problem::Of(ProblemType::InternalError, "unknown exception"));
+    }
+  });
+  if (log_requests) server.set_logger(log_request);
+}
+
+int serve_until_signalled(httplib::Server& server, const std::string& host, int port) {
+  // Capture the listening socket so its backlog can be raised after httplib's listen(fd, 5).
+  std::atomic<int> listening_fd{-1};
+  server.set_socket_options([&listening_fd](socket_t fd) {
+    httplib::default_socket_options(fd);   // SO_REUSEADDR, as without our callback
+    listening_fd = fd;
+  });
+
+  // SIGINT/SIGTERM are taken by one thread with sigwait, which may safely call server.stop();
+  // a signal handler may not. Blocked here, before httplib starts its workers, so they inherit the mask.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  int bound_port = port;
+  if (port == 0) {
+    bound_port = server.bind_to_any_port(host);
+    if (bound_port < 0) bound_port = 0;
+  } else if (!server.bind_to_port(host, port)) {
+    bound_port = 0;
+  }
+  if (bound_port == 0) {
+    std::fprintf(stderr, "error: cannot listen on %s:%d (in use, or not an address of this machine)\n", host.c_str(),
+                 port);
+    return 1;
+  }
+  if (listening_fd >= 0 && ::listen(listening_fd, kListenBacklog) != 0)
+    std::perror("warning: cannot raise the listen backlog");
+
+  std::thread([&server, stop_signals] {
+    int signal_number = 0;
+    sigwait(&stop_signals, &signal_number);
+    std::fprintf(stderr, "received %s, stopping\n", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+    server.stop();
+  }).detach();
+
+  std::printf("listening on http://%s:%d\n", host.c_str(), bound_port);
+  std::fflush(stdout);
+  bool clean = server.listen_after_bind();
+  return clean ? 0 : 1;
+}
+
+}  // namespace lab

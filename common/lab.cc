@@ -1,0 +1,51 @@
+// lab.cc: run_stage, the main() every stage shares. See lab.h.
+#include "common/lab.h"
+
+#include <httplib.h>
+#include <openssl/rand.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "common/http_server.h"
+
+namespace lab {
+namespace {
+
+std::string random_admin_token() {
+  unsigned char bytes[16];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("RAND_bytes failed");
+  std::string token = "adm_";
+  for (unsigned char b : bytes) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    token += kHex[b >> 4];
+    token += kHex[b & 0xf];
+  }
+  return token;
+}
+
+}  // namespace
+
+int run_stage(int argc, char** argv, const StageInfo& stage, const RouteInstaller& install_stage_routes) {
+  LabOptions options = parse_options_or_exit(argc, argv, stage.summary);
+  std::unique_ptr<Lab> lab;
+  try {
+    lab = std::make_unique<Lab>(options);
+  } catch (const DatabaseError& e) {
+    std::fprintf(stderr, "%s: cannot use database %s: %s\n", std::string(stage.name).c_str(),
+                 options.db_path.c_str(), e.what());
+    return 1;
+  }
+  std::string admin_token = options.admin_token.empty() ? random_admin_token() : options.admin_token;
+  if (options.admin_token.empty()) std::fprintf(stderr, "admin token: %s\n", admin_token.c_str());
+  std::fprintf(stderr, "%s: database %s%s\n", std::string(stage.name).c_str(), options.db_path.c_str(),
+               options.lab_controls ? ", lab controls ON (Lab-Delay-Ms, Lab-Crash, /admin/clock)" : "");
+
+  httplib::Server server;
+  configure_server(server, !options.quiet);
+  install_common_routes(*lab, server, admin_token);
+  install_stage_routes(*lab, server);
+  return serve_until_signalled(server, options.host, options.port);
+}
+
+}  // namespace lab

@@ -1,0 +1,51 @@
+// lab.h: what a stage server is made of, and the main() all stages share. LAB.md "Plumbing".
+//
+// A stage's main.cc is only this:
+//   int main(int argc, char** argv) {
+//     return lab::run_stage(argc, argv, kStage, [](lab::Lab& lab, httplib::Server& server) {
+//       server.Post("/transfers", ...);   // the stage's own routes: its lesson
+//     });
+//   }
+// run_stage parses the options, opens the database, installs the routes every stage shares (health,
+// admin, GET /accounts/{id}, GET /problems) and serves until SIGINT/SIGTERM.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "common/bank.h"
+#include "common/db.h"
+#include "common/lab_clock.h"
+#include "common/lab_controls.h"
+#include "common/options.h"
+
+namespace httplib { class Server; }
+
+namespace lab {
+
+// Everything a handler needs, built once at start-up and shared by all handler threads. Each member
+// states its own thread safety; options is constant after construction.
+struct Lab {
+  explicit Lab(LabOptions opts)
+      : options(std::move(opts)), db(options.db_path), clock(db), bank(db, clock), controls(options.lab_controls) {}
+  const LabOptions options;
+  Database db;
+  LabClock clock;
+  Bank bank;
+  const LabControls controls;
+};
+
+struct StageInfo {
+  std::string_view name;      // "stage1_naive"
+  std::string_view summary;   // one paragraph for --help: what the stage teaches and what it still gets wrong
+};
+
+using RouteInstaller = std::function<void(Lab& lab, httplib::Server& server)>;
+
+int run_stage(int argc, char** argv, const StageInfo& stage, const RouteInstaller& install_stage_routes);
+
+// The routes every stage shares (admin, health, accounts, problems). Used by run_stage and by tests.
+void install_common_routes(Lab& lab, httplib::Server& server, const std::string& admin_token);
+
+}  // namespace lab

@@ -1,0 +1,39 @@
+// lab_clock.cc: see lab_clock.h.
+#include "common/lab_clock.h"
+
+#include <chrono>
+#include <stdexcept>
+
+namespace lab {
+
+// Schema: lab_clock(id = 1, offset_ms): one row, the offset added to real time.
+LabClock::LabClock(Database& db) : db_(db) {
+  db_.exec_script(
+      "CREATE TABLE IF NOT EXISTS lab_clock (id INTEGER PRIMARY KEY CHECK (id = 1), offset_ms INTEGER NOT NULL);"
+      "INSERT INTO lab_clock (id, offset_ms) SELECT 1, 0 WHERE NOT EXISTS (SELECT 1 FROM lab_clock);");
+  auto row = db_.conn().prepare("SELECT offset_ms FROM lab_clock WHERE id = 1");
+  if (row.step()) offset_ms_ = row.column_int64(0);
+}
+
+std::int64_t LabClock::now_ms() const {
+  auto real = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::system_clock::now().time_since_epoch());
+  return real.count() + offset_ms_.load();
+}
+
+std::int64_t LabClock::advance(std::int64_t ms) {
+  if (ms < 0) throw std::invalid_argument("the lab clock only moves forward");
+  auto tx = db_.begin_write();
+  std::int64_t offset = 0;
+  {
+    auto row = tx.conn().prepare("UPDATE lab_clock SET offset_ms = offset_ms + ?1 WHERE id = 1 RETURNING offset_ms");
+    row.bind(1, ms).step();
+    offset = row.column_int64(0);
+    row.run();  // finish the statement before COMMIT
+  }
+  tx.commit();
+  offset_ms_ = offset;
+  return now_ms();
+}
+
+}  // namespace lab

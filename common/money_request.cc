@@ -1,0 +1,163 @@
+// money_request.cc: see money_request.h.
+#include "common/money_request.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "common/canonical_json.h"
+
+namespace lab {
+namespace {
+
+using nlohmann::json;
+
+ProblemType problem_for(JsonRejection why) {
+  switch (why) {
+    case JsonRejection::Syntax: return ProblemType::JsonSyntax;
+    case JsonRejection::DuplicateMember: return ProblemType::JsonDuplicateMember;
+    case JsonRejection::InvalidUtf8: return ProblemType::JsonInvalidUtf8;
+    case JsonRejection::LoneSurrogate: return ProblemType::JsonLoneSurrogate;
+    case JsonRejection::NumberOutOfRange: return ProblemType::JsonNumberOutOfRange;
+    case JsonRejection::TooDeep: return ProblemType::JsonTooDeep;
+  }
+  return ProblemType::JsonSyntax;
+}
+
+bool is_json_media_type(std::string_view content_type) {
+  auto end = content_type.find(';');   // parameters such as charset=utf-8 are fine
+  std::string media(content_type.substr(0, end));
+  media.erase(std::remove_if(media.begin(), media.end(), [](unsigned char c) { return std::isspace(c); }),
+              media.end());
+  std::transform(media.begin(), media.end(), media.begin(), [](unsigned char c) { return std::tolower(c); });
+  return media == "application/json";
+}
+
+// Collects every field error, so a learner fixes the body in one round trip.
+class FieldErrors {
+ public:
+  void add(std::string_view field, std::string_view reason) {
+    errors_.push_back({{"field", field}, {"reason", reason}});
+  }
+  bool empty() const { return errors_.empty(); }
+  Problem to_problem() const {
+    Problem p = Problem::Of(ProblemType::InvalidField, errors_[0]["field"].get<std::string>() + ": " +
+                                                           errors_[0]["reason"].get<std::string>());
+    p.extra["errors"] = errors_;
+    return p;
+  }
+
+ private:
+  json errors_ = json::array();
+};
+
+// A positive integer of at most kMaxMinorUnits. 10.0 and 1e2 are refused: money is counted, not measured.
+std::optional<std::int64_t> positive_integer(const json& body, const char* field, FieldErrors& errors) {
+  auto it = body.find(field);
+  if (it == body.end()) {
+    errors.add(field, "is required");
+  } else if (!it->is_number_integer()) {
+    errors.add(field, "must be an integer");
+  } else if (it->is_number_unsigned() && it->get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxMinorUnits)) {
+    errors.add(field, "must be at most 2^53 - 1");
+  } else if (it->get<std::int64_t>() < 1) {
+    errors.add(field, "must be positive");
+  } else if (it->get<std::int64_t>() > kMaxMinorUnits) {
+    errors.add(field, "must be at most 2^53 - 1");
+  } else {
+    return it->get<std::int64_t>();
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> text(const json& body, const char* field, bool required, std::size_t max_bytes,
+                                FieldErrors& errors) {
+  auto it = body.find(field);
+  if (it == body.end()) {
+    if (required) errors.add(field, "is required");
+    return required ? std::nullopt : std::optional<std::string>("");
+  }
+  if (!it->is_string()) {
+    errors.add(field, "must be a string");
+    return std::nullopt;
+  }
+  auto value = it->get<std::string>();
+  if (value.size() > max_bytes) {
+    errors.add(field, "must be at most " + std::to_string(max_bytes) + " bytes");
+    return std::nullopt;
+  }
+  return value;
+}
+
+}  // namespace
+
+std::string_view path_of(Endpoint endpoint) { return endpoint == Endpoint::Transfers ? "/transfers" : "/payouts"; }
+std::string_view kind_of(Endpoint endpoint) { return endpoint == Endpoint::Transfers ? "transfer" : "payout"; }
+
+bool is_currency_code(std::string_view text) {
+  return text.size() == 3 && std::all_of(text.begin(), text.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+}
+
+std::variant<MoneyRequest, Problem> parse_money_request(std::string_view content_type, std::string_view body,
+                                                        Endpoint endpoint) {
+  if (!is_json_media_type(content_type))
+    return Problem::Of(ProblemType::UnsupportedMediaType,
+                       "Content-Type is \"" + std::string(content_type) + "\", expected application/json");
+  if (body.size() > kMaxBodyBytes)
+    return Problem::Of(ProblemType::BodyTooLarge, "body has " + std::to_string(body.size()) +
+                                                      " bytes, the limit is " + std::to_string(kMaxBodyBytes));
+  auto parsed = parse_canonical_json(body);
+  if (auto* error = std::get_if<JsonError>(&parsed)) return Problem::Of(problem_for(error->why), error->detail);
+  auto& [document, canonical] = std::get<CanonicalJson>(parsed);
+
+  FieldErrors errors;
+  if (!document.is_object()) {
+    errors.add("(body)", "must be a JSON object");
+    return errors.to_problem();
+  }
+  const bool is_transfer = endpoint == Endpoint::Transfers;
+  for (const auto& [name, value] : document.items()) {
+    static constexpr std::string_view kTransferFields[] = {"from_account", "to_account", "amount", "currency", "memo"};
+    static constexpr std::string_view kPayoutFields[] = {"from_account", "destination", "amount", "currency", "memo"};
+    const auto& known = is_transfer ? kTransferFields : kPayoutFields;
+    if (std::find(std::begin(known), std::end(known), name) == std::end(known)) errors.add(name, "is not a known field");
+  }
+
+  MoneyRequest request;
+  request.endpoint = endpoint;
+  auto from = positive_integer(document, "from_account", errors);
+  auto amount = positive_integer(document, "amount", errors);
+  auto currency = text(document, "currency", true, 3, errors);
+  if (currency && !is_currency_code(*currency)) errors.add("currency", "must be three upper-case letters, e.g. \"USD\"");
+  auto memo = text(document, "memo", false, kMaxMemoBytes, errors);
+  if (is_transfer) {
+    request.to_account = positive_integer(document, "to_account", errors);
+    if (from && request.to_account && *from == *request.to_account)
+      errors.add("to_account", "must differ from from_account");
+  } else {
+    auto destination = text(document, "destination", true, kMaxDestinationBytes, errors);
+    if (destination && destination->empty()) errors.add("destination", "must not be empty");
+    if (destination) request.destination = *destination;
+  }
+  if (!errors.empty()) return errors.to_problem();
+
+  request.from_account = *from;
+  request.amount = *amount;
+  request.currency = *currency;
+  request.memo = *memo;
+  request.canonical_body = std::move(canonical);
+  return request;
+}
+
+std::optional<MoneyRequest> parse_money_request_or_reply(const httplib::Request& req, httplib::Response& res,
+                                                         Endpoint endpoint) {
+  auto result = parse_money_request(req.get_header_value("Content-Type"), req.body, endpoint);
+  if (auto* problem = std::get_if<Problem>(&result)) {
+    reply_problem(res, *problem);
+    return std::nullopt;
+  }
+  return std::get<MoneyRequest>(std::move(result));
+}
+
+}  // namespace lab

@@ -1,0 +1,58 @@
+// money_request.h: the body of POST /transfers and POST /payouts, validated. LAB.md "The HTTP contract".
+//
+//   auto request = parse_money_request_or_reply(req, res, Endpoint::Transfers);
+//   if (!request) return;   // 415, 413 or 400 problem+json already written
+//
+// Checks, in the contract's order: 415 not JSON, 413 body over kMaxBodyBytes, 400 bad JSON (RFC 8785 strict
+// parse: duplicate members, invalid UTF-8, lone surrogates, numbers out of range), 400 invalid-field (all
+// field errors at once, in `errors`). Validation never looks at the database: a 400 never touches the key
+// table, and "does this account exist?" is the bank's question (404), asked after the idempotency step.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "common/problem.h"
+
+namespace httplib { struct Request; struct Response; }
+
+namespace lab {
+
+// The two idempotent endpoints. Two, so that stage 6 can show that a key is scoped per endpoint.
+enum class Endpoint { Transfers, Payouts };
+std::string_view path_of(Endpoint endpoint);   // "/transfers" or "/payouts"
+std::string_view kind_of(Endpoint endpoint);   // "transfer" or "payout": the ledger's word
+
+// Amounts and balances are integers in minor units (cents), at most 2^53 - 1 so that every JSON
+// implementation, JavaScript's included, reads them exactly.
+inline constexpr std::int64_t kMaxMinorUnits = (std::int64_t{1} << 53) - 1;
+inline constexpr std::size_t kMaxBodyBytes = 16 * 1024;   // a transfer body is ~150 bytes
+inline constexpr std::size_t kMaxMemoBytes = 200;
+inline constexpr std::size_t kMaxDestinationBytes = 64;
+
+struct MoneyRequest {
+  Endpoint endpoint;
+  std::int64_t from_account = 0;
+  std::optional<std::int64_t> to_account;   // transfers only
+  std::string destination;                  // payouts only: an external account, e.g. "IBAN DE89..."
+  std::int64_t amount = 0;
+  std::string currency;
+  std::string memo;
+  std::string canonical_body;   // RFC 8785 form of the body: the input of the fingerprint (stage 3+)
+};
+
+// The pure check, for tests: content type and body in, request or problem out.
+std::variant<MoneyRequest, Problem> parse_money_request(std::string_view content_type, std::string_view body,
+                                                        Endpoint endpoint);
+
+// Answers 415/413/400 itself and returns nothing, or returns the valid request.
+std::optional<MoneyRequest> parse_money_request_or_reply(const httplib::Request& req, httplib::Response& res,
+                                                         Endpoint endpoint);
+
+// Shared with the admin endpoints: "USD", "EUR", ...: three upper-case ASCII letters.
+bool is_currency_code(std::string_view text);
+
+}  // namespace lab

@@ -1,0 +1,86 @@
+// options.cc: see options.h.
+#include "common/options.h"
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace lab {
+namespace {
+
+void print_usage(const char* program, std::string_view summary) {
+  std::printf(
+      "%.*s\n\n"
+      "Usage: %s [--port P] [--db FILE] [--admin-token T] [--lab-controls] [--lease S] [--key-ttl S]\n"
+      "          [--host H] [--quiet]\n\n"
+      "  --port P          TCP port, default 8080; 0 picks a free one (see the 'listening on' line)\n"
+      "  --db FILE         SQLite database file, created if missing (default idempotency-lab.db)\n"
+      "  --admin-token T   bearer token for /admin/*; default: a random one, printed at start-up\n"
+      "  --lab-controls    honour Lab-Delay-Ms, Lab-Crash and POST /admin/clock (never in production)\n"
+      "  --lease S         seconds a claimed key may stay in progress before a retry takes it over\n"
+      "                    (stage 4 on; default 30)\n"
+      "  --key-ttl S       seconds a key is remembered (stage 6; default 86400)\n"
+      "  --host H          address to listen on, default 127.0.0.1 (loopback only)\n"
+      "  --quiet           no log line per request\n"
+      "  --help            this text\n\n"
+      "The server prints 'listening on http://HOST:PORT' when ready; SIGINT or SIGTERM stop it.\n"
+      "The HTTP contract is in LAB.md and openapi.yaml.\n",
+      static_cast<int>(summary.size()), summary.data(), program);
+}
+
+[[noreturn]] void usage_error(const char* program, const std::string& message) {
+  std::fprintf(stderr, "%s: %s\nTry '%s --help'.\n", program, message.c_str(), program);
+  std::exit(2);
+}
+
+long long whole_number(const char* program, const std::string& option, const char* text, long long min,
+                       long long max) {
+  long long value = 0;
+  const char* end = text + std::char_traits<char>::length(text);
+  auto [stop, error] = std::from_chars(text, end, value);
+  if (error != std::errc() || stop != end || value < min || value > max)
+    usage_error(program, option + " takes a whole number from " + std::to_string(min) + " to " +
+                             std::to_string(max) + ", not '" + text + "'");
+  return value;
+}
+
+}  // namespace
+
+LabOptions parse_options_or_exit(int argc, char** argv, std::string_view summary) {
+  const char* program = argc > 0 ? argv[0] : "server";
+  LabOptions options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) usage_error(program, arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--help" || arg == "-h") {
+      print_usage(program, summary);
+      std::exit(0);
+    } else if (arg == "--port") {
+      options.port = static_cast<int>(whole_number(program, arg, value(), 0, 65535));
+    } else if (arg == "--db") {
+      options.db_path = value();
+    } else if (arg == "--admin-token") {
+      options.admin_token = value();
+      if (options.admin_token.empty()) usage_error(program, "--admin-token may not be empty");
+    } else if (arg == "--lab-controls") {
+      options.lab_controls = true;
+    } else if (arg == "--lease") {
+      options.lease = std::chrono::seconds(whole_number(program, arg, value(), 1, 7 * 24 * 3600));
+    } else if (arg == "--key-ttl") {
+      options.key_ttl = std::chrono::seconds(whole_number(program, arg, value(), 1, 365LL * 24 * 3600));
+    } else if (arg == "--host") {
+      options.host = value();
+    } else if (arg == "--quiet") {
+      options.quiet = true;
+    } else {
+      usage_error(program, "unknown option '" + arg + "'");
+    }
+  }
+  return options;
+}
+
+}  // namespace lab

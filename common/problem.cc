@@ -1,0 +1,103 @@
+// problem.cc: the registry of problem types and their problem+json form. See problem.h.
+#include "common/problem.h"
+
+#include <httplib.h>
+
+#include <array>
+#include <stdexcept>
+
+namespace lab {
+namespace {
+
+using enum ProblemType;
+
+// The published registry. Slugs are part of the contract (LAB.md, openapi.yaml): never rename one.
+constexpr std::array kRegistry = {
+    ProblemTypeInfo{Unauthorized, "unauthorized", 401, "Missing or unknown bearer token",
+                    "Send Authorization: Bearer <token> with a token from POST /admin/clients."},
+    ProblemTypeInfo{IdempotencyKeyMissing, "idempotency-key-missing", 400, "Idempotency-Key header missing",
+                    "POST /transfers and /payouts need an Idempotency-Key header (stage 2 on)."},
+    ProblemTypeInfo{IdempotencyKeyEmpty, "idempotency-key-empty", 400, "Idempotency-Key is empty",
+                    "The key must hold 1 to 255 printable ASCII characters."},
+    ProblemTypeInfo{IdempotencyKeyList, "idempotency-key-list", 400, "Idempotency-Key holds a list",
+                    "The header is one sf-string, not a comma-separated list of them."},
+    ProblemTypeInfo{IdempotencyKeyParameters, "idempotency-key-parameters", 400,
+                    "Idempotency-Key carries parameters", "Parameters (;name=value) are not allowed on the key."},
+    ProblemTypeInfo{IdempotencyKeyRepeatedHeader, "idempotency-key-repeated-header", 400,
+                    "Idempotency-Key sent more than once", "Send exactly one Idempotency-Key header line."},
+    ProblemTypeInfo{IdempotencyKeyTooLong, "idempotency-key-too-long", 400, "Idempotency-Key is too long",
+                    "The key may hold at most 255 characters after unquoting."},
+    ProblemTypeInfo{IdempotencyKeyMalformed, "idempotency-key-malformed", 400,
+                    "Idempotency-Key is not a structured-field string",
+                    "Send the key as an RFC 8941 sf-string: \"...\" with only printable ASCII, "
+                    "\\\" and \\\\ as the escapes."},
+    ProblemTypeInfo{UnsupportedMediaType, "unsupported-media-type", 415, "Body is not JSON",
+                    "Send Content-Type: application/json."},
+    ProblemTypeInfo{BodyTooLarge, "body-too-large", 413, "Body too large", "Request bodies are limited in size."},
+    ProblemTypeInfo{JsonSyntax, "json-syntax", 400, "Body is not valid JSON", "Fix the JSON syntax."},
+    ProblemTypeInfo{JsonDuplicateMember, "json-duplicate-member", 400, "Duplicate member name in body",
+                    "A member name appears twice in one object: which one is meant cannot be known."},
+    ProblemTypeInfo{JsonInvalidUtf8, "json-invalid-utf8", 400, "Body is not valid UTF-8",
+                    "JSON text must be UTF-8 (RFC 8259 section 8.1)."},
+    ProblemTypeInfo{JsonLoneSurrogate, "json-lone-surrogate", 400, "Lone surrogate in a string",
+                    "A \\uD800-\\uDFFF escape without its pair cannot be canonicalized (RFC 8785)."},
+    ProblemTypeInfo{JsonNumberOutOfRange, "json-number-out-of-range", 400, "Number outside double range",
+                    "Numbers must fit an IEEE-754 double (RFC 8785)."},
+    ProblemTypeInfo{JsonTooDeep, "json-too-deep", 400, "Body nested too deeply", "Flatten the document."},
+    ProblemTypeInfo{InvalidField, "invalid-field", 400, "Invalid request fields",
+                    "The `errors` member lists each field and what is wrong with it."},
+    ProblemTypeInfo{RequestInProgress, "request-in-progress", 409, "A request with this key is in progress",
+                    "The first request with this key has not finished. Retry after Retry-After seconds."},
+    ProblemTypeInfo{IdempotencyKeyReused, "idempotency-key-reused", 422,
+                    "Idempotency-Key reused with another body",
+                    "This key was first used with a different request body. Use a new key for a new request."},
+    ProblemTypeInfo{NotFound, "not-found", 404, "No such account",
+                    "The account does not exist or does not belong to you (the two are not told apart)."},
+    ProblemTypeInfo{CurrencyMismatch, "currency-mismatch", 400, "Currency does not match the accounts",
+                    "Both accounts must hold the currency named in the request."},
+    ProblemTypeInfo{InsufficientFunds, "insufficient-funds", 402, "Insufficient funds",
+                    "The source account holds less than the amount."},
+    ProblemTypeInfo{RouteNotFound, "route-not-found", 404, "No such route", "See openapi.yaml for the routes."},
+    ProblemTypeInfo{LabControlsDisabled, "lab-controls-disabled", 403, "Lab controls are off",
+                    "Start the server with --lab-controls to use this endpoint."},
+    ProblemTypeInfo{ServiceUnavailable, "service-unavailable", 503, "Temporarily unavailable",
+                    "The database was busy. Nothing was recorded under your key: retry with the same key."},
+    ProblemTypeInfo{InternalError, "internal-error", 500, "Internal error", "A bug in the server."},
+};
+
+}  // namespace
+
+std::span<const ProblemTypeInfo> problem_registry() { return kRegistry; }
+
+const ProblemTypeInfo& info(ProblemType type) {
+  for (const auto& entry : kRegistry)
+    if (entry.type == type) return entry;
+  throw std::logic_error("problem type missing from kRegistry");
+}
+
+nlohmann::json Problem::to_json() const {
+  const auto& i = info(type);
+  nlohmann::json body = extra;
+  body["type"] = "/problems/" + std::string(i.slug);
+  body["title"] = i.title;
+  body["status"] = i.status;
+  body["detail"] = detail;
+  return body;
+}
+
+void reply_problem(httplib::Response& res, const Problem& problem) {
+  res.status = problem.status();
+  res.set_content(problem.to_json().dump(), "application/problem+json");
+}
+
+nlohmann::json problem_registry_json() {
+  nlohmann::json types = nlohmann::json::array();
+  for (const auto& i : kRegistry)
+    types.push_back({{"type", "/problems/" + std::string(i.slug)},
+                     {"status", i.status},
+                     {"title", i.title},
+                     {"meaning", i.meaning}});
+  return {{"problem_types", types}};
+}
+
+}  // namespace lab

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# ensure-deps.sh: installs the Debian packages the lab builds and tests with, only those missing.
+# Called by every Makefile target that builds. A second run finds everything and installs nothing.
+# Without root (and without sudo) it prints the exact command to run and stops.
+set -euo pipefail
+
+packages=(
+  g++ cmake make pkg-config
+  libcpp-httplib-dev nlohmann-json3-dev libsqlite3-dev libssl-dev catch2
+  python3 curl sqlite3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+install_cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing[*]}"
+if [[ $(id -u) -eq 0 ]]; then
+  sudo_cmd=()
+elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+  sudo_cmd=(sudo)
+else
+  echo "Missing Debian packages: ${missing[*]}" >&2
+  echo "Install them as root, then run make again:" >&2
+  echo "  sudo sh -c '$install_cmd'" >&2
+  exit 1
+fi
+
+echo "Installing missing Debian packages: ${missing[*]}" >&2
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

@@ -1,0 +1,20 @@
+// main.cc: the stage 1 server. LAB.md "Stage 1: the naive server".
+#include <httplib.h>
+
+#include "common/lab.h"
+#include "stages/1_naive/money_handler.h"
+
+constexpr lab::StageInfo kStage{
+    "stage1_naive",
+    "Stage 1: the naive transfer server. It executes every request it receives, so a retried transfer\n"
+    "whose response was lost moves the money twice. It ignores Idempotency-Key."};
+
+int main(int argc, char** argv) {
+  return lab::run_stage(argc, argv, kStage, [](lab::Lab& lab, httplib::Server& server) {
+    for (lab::Endpoint endpoint : {lab::Endpoint::Transfers, lab::Endpoint::Payouts})
+      server.Post(std::string(lab::path_of(endpoint)),
+                  [&lab, endpoint](const httplib::Request& req, httplib::Response& res) {
+                    handle_money_request(lab, req, res, endpoint);
+                  });
+  });
+}

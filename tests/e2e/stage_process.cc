@@ -1,0 +1,162 @@
+// stage_process.cc: see stage_process.h.
+#include "tests/e2e/stage_process.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+#include <thread>
+
+namespace lab::testing {
+
+std::string binary_path(const std::string& name) { return std::string(LAB_BINARY_DIR) + "/stages/" + name; }
+
+std::string Reply::header(const std::string& name) const {
+  auto it = headers.find(name);
+  return it == headers.end() ? std::string() : it->second;
+}
+
+namespace {
+
+Reply to_reply(const httplib::Result& result) {
+  if (!result) return Reply{};
+  return Reply{result->status, result->body, result->headers};
+}
+
+httplib::Client make_client(int port) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(30, 0);
+  return client;
+}
+
+}  // namespace
+
+Reply LabClient::post(const std::string& path, const std::string& body, const httplib::Headers& headers,
+                      const std::string& content_type) const {
+  auto client = make_client(port_);
+  httplib::Headers all = headers;
+  all.emplace("Authorization", "Bearer " + token_);
+  return to_reply(client.Post(path.c_str(), all, body, content_type.c_str()));
+}
+
+Reply LabClient::get(const std::string& path) const {
+  auto client = make_client(port_);
+  return to_reply(client.Get(path.c_str(), httplib::Headers{{"Authorization", "Bearer " + token_}}));
+}
+
+LabClient LabClient::create_client(const std::string& name) const {
+  auto reply = post("/admin/clients", nlohmann::json{{"name", name}}.dump());
+  if (reply.status != 201) throw std::runtime_error("POST /admin/clients: " + std::to_string(reply.status));
+  LabClient client(port_, reply.json()["token"].get<std::string>());
+  client.id = reply.json()["id"].get<std::int64_t>();
+  return client;
+}
+
+std::int64_t LabClient::create_account(std::int64_t client_id, std::int64_t balance, const std::string& currency) const {
+  auto reply = post("/admin/accounts", nlohmann::json{{"client_id", client_id}, {"balance", balance}, {"currency", currency}}.dump());
+  if (reply.status != 201) throw std::runtime_error("POST /admin/accounts: " + std::to_string(reply.status));
+  return reply.json()["id"].get<std::int64_t>();
+}
+
+std::vector<nlohmann::json> LabClient::ledger() const {
+  std::vector<nlohmann::json> entries;
+  std::int64_t after = 0;
+  for (;;) {
+    auto page = get("/admin/ledger?after=" + std::to_string(after) + "&limit=1000").json();
+    for (auto& e : page["entries"]) entries.push_back(e);
+    if (page["next"].is_null()) return entries;
+    after = page["next"].get<std::int64_t>();
+  }
+}
+
+std::int64_t LabClient::advance_clock_ms(std::int64_t ms) const {
+  auto reply = post("/admin/clock", nlohmann::json{{"advance_ms", ms}}.dump());
+  if (reply.status != 200) throw std::runtime_error("POST /admin/clock: " + std::to_string(reply.status));
+  return reply.json()["now_ms"].get<std::int64_t>();
+}
+
+std::int64_t LabClient::balance(std::int64_t account) const {
+  auto reply = get("/accounts/" + std::to_string(account));
+  if (reply.status != 200) throw std::runtime_error("GET /accounts: " + std::to_string(reply.status));
+  return reply.json()["balance"].get<std::int64_t>();
+}
+
+Reply LabClient::transfer(std::int64_t from, std::int64_t to, std::int64_t amount, const std::string& key,
+                          const httplib::Headers& extra) const {
+  httplib::Headers headers = extra;
+  if (!key.empty()) headers.emplace("Idempotency-Key", "\"" + key + "\"");
+  nlohmann::json body = {{"from_account", from}, {"to_account", to}, {"amount", amount}, {"currency", "USD"}, {"memo", "test"}};
+  return post("/transfers", body.dump(), headers);
+}
+
+// ---------------------------------------------------------------- StageProcess
+
+StageProcess::StageProcess(std::string binary, std::vector<std::string> extra_args)
+    : binary_(binary_path(binary)), extra_args_(std::move(extra_args)) {
+  start();
+}
+
+StageProcess::~StageProcess() { stop(); }
+
+void StageProcess::start() {
+  int out[2];
+  if (pipe(out) != 0) throw std::runtime_error("pipe failed");
+  // A restart takes the same port again, so the test's clients keep working.
+  std::vector<std::string> args = {binary_, "--port", std::to_string(port_), "--db", db_path(), "--admin-token", kAdminToken,
+                                   "--lab-controls", "--quiet"};
+  args.insert(args.end(), extra_args_.begin(), extra_args_.end());
+  pid_ = fork();
+  if (pid_ == 0) {
+    dup2(out[1], STDOUT_FILENO);
+    close(out[0]);
+    close(out[1]);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    std::perror("execv");
+    _exit(127);
+  }
+  close(out[1]);
+  // Read the "listening on http://127.0.0.1:PORT" line: the server is ready when it is printed.
+  std::string line;
+  char c;
+  while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
+  close(out[0]);
+  auto colon = line.rfind(':');
+  if (line.rfind("listening on ", 0) != 0 || colon == std::string::npos)
+    throw std::runtime_error(binary_ + " did not start: '" + line + "'");
+  port_ = std::stoi(line.substr(colon + 1));
+}
+
+int StageProcess::wait_for_exit() {
+  for (int i = 0; i < 1000 && pid_ > 0; ++i) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return -1;
+}
+
+void StageProcess::restart() {
+  stop();
+  start();
+}
+
+void StageProcess::stop() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGTERM);
+  if (wait_for_exit() == -1) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+}
+
+}  // namespace lab::testing

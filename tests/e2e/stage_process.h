@@ -1,0 +1,85 @@
+// stage_process.h: runs a real stage server for a test, and a small client for its contract.
+//
+//   StageProcess server("stage1_naive");           // --port 0, a fresh database, --lab-controls
+//   LabClient admin = server.admin();
+//   auto alice = admin.create_client("alice");
+//   auto from = admin.create_account(alice.id, 10'000);
+//   auto res = alice.post("/transfers", body, {{"Idempotency-Key", "\"k1\""}});
+//   server.wait_for_crash();  server.restart();     // after a Lab-Crash, on the same database file
+#pragma once
+
+#include <httplib.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/common/temp_dir.h"
+
+namespace lab::testing {
+
+struct Reply {
+  int status = 0;   // 0: no response (connection failed or dropped)
+  std::string body;
+  httplib::Headers headers;
+  nlohmann::json json() const { return nlohmann::json::parse(body); }
+  std::string header(const std::string& name) const;
+};
+
+class LabClient {
+ public:
+  LabClient(int port, std::string token) : port_(port), token_(std::move(token)) {}
+  std::int64_t id = 0;   // the client id, for client tokens
+  const std::string& token() const { return token_; }
+
+  Reply post(const std::string& path, const std::string& body, const httplib::Headers& headers = {},
+             const std::string& content_type = "application/json") const;
+  Reply get(const std::string& path) const;
+
+  // Admin helpers (for an admin client).
+  LabClient create_client(const std::string& name) const;
+  std::int64_t create_account(std::int64_t client_id, std::int64_t balance, const std::string& currency = "USD") const;
+  std::vector<nlohmann::json> ledger() const;
+  std::int64_t advance_clock_ms(std::int64_t ms) const;
+
+  // Client helpers.
+  std::int64_t balance(std::int64_t account) const;
+  Reply transfer(std::int64_t from, std::int64_t to, std::int64_t amount, const std::string& key,
+                 const httplib::Headers& extra = {}) const;
+
+ private:
+  int port_;
+  std::string token_;
+};
+
+class StageProcess {
+ public:
+  explicit StageProcess(std::string binary, std::vector<std::string> extra_args = {});
+  ~StageProcess();
+  StageProcess(const StageProcess&) = delete;
+  StageProcess& operator=(const StageProcess&) = delete;
+
+  int port() const { return port_; }
+  LabClient admin() const { return LabClient(port_, kAdminToken); }
+  std::string db_path() const { return dir_.file("lab.db"); }
+
+  int wait_for_exit();   // the exit status (e.g. 86 after Lab-Crash); -1 if it did not end within 10 s
+  void restart();        // the same binary on the same database file
+  void stop();           // SIGTERM, then wait
+
+  static constexpr const char* kAdminToken = "test-admin-token";
+
+ private:
+  void start();
+  std::string binary_;
+  std::vector<std::string> extra_args_;
+  TempDir dir_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+std::string binary_path(const std::string& name);   // <build>/stages/<name>
+
+}  // namespace lab::testing
