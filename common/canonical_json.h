@@ -25,7 +25,7 @@ namespace lab {
 inline constexpr std::size_t kMaxJsonDepth = 64;
 
 enum class JsonRejection {
-  Syntax,            // not JSON at all (also NaN, Infinity, a byte order mark, trailing content)
+  Syntax,            // not JSON (also NaN, Infinity, a byte order mark, a raw NUL, trailing content)
   DuplicateMember,   // the same member name twice in one object, compared after unescaping
   InvalidUtf8,       // the raw bytes are not UTF-8
   LoneSurrogate,     // a \uD800..\uDFFF escape that is not half of a surrogate pair

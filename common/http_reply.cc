@@ -19,6 +19,12 @@ void reply_outcome(httplib::Response& res, const MoneyOutcome& outcome) {
     reply_problem(res, std::get<Problem>(outcome));
 }
 
+void reply_in_progress(httplib::Response& res) {
+  reply_problem(res, Problem::Of(ProblemType::RequestInProgress,
+                                 "the first request with this key is still running; retry later"));
+  res.set_header("Retry-After", std::to_string(kRetryAfterSeconds));
+}
+
 std::optional<nlohmann::json> parse_json_object_or_reply(const httplib::Request& req, httplib::Response& res) {
   if (req.get_header_value("Content-Type").rfind("application/json", 0) != 0) {
     reply_problem(res, Problem::Of(ProblemType::UnsupportedMediaType, "expected Content-Type: application/json"));

@@ -15,6 +15,12 @@ void reply_json(httplib::Response& res, int status, const nlohmann::json& body);
 // A money request's outcome: 201 with the ledger entry, or the business problem (404, 400, 402).
 void reply_outcome(httplib::Response& res, const MoneyOutcome& outcome);
 
+// 409 request-in-progress with Retry-After: the first request with this key is still running.
+// kRetryAfterSeconds is a polling interval: most requests finish well within it; the lease (--lease)
+// only bounds how long a dead holder blocks its key.
+inline constexpr int kRetryAfterSeconds = 1;
+void reply_in_progress(httplib::Response& res);
+
 // Reads the JSON body of an admin request; answers 415/400 itself.
 std::optional<nlohmann::json> parse_json_object_or_reply(const httplib::Request& req, httplib::Response& res);
 

@@ -26,6 +26,14 @@ std::string random_admin_token() {
 
 }  // namespace
 
+void install_money_routes(httplib::Server& server, const MoneyHandler& handle_money_request) {
+  for (Endpoint endpoint : {Endpoint::Transfers, Endpoint::Payouts})
+    server.Post(std::string(path_of(endpoint)),
+                [handle_money_request, endpoint](const httplib::Request& req, httplib::Response& res) {
+                  handle_money_request(req, res, endpoint);
+                });
+}
+
 int run_stage(int argc, char** argv, const StageInfo& stage, const RouteInstaller& install_stage_routes) {
   LabOptions options = parse_options_or_exit(argc, argv, stage.summary);
   std::unique_ptr<Lab> lab;

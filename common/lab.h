@@ -11,16 +11,18 @@
 #pragma once
 
 #include <functional>
+
+#include <httplib.h>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "common/bank.h"
 #include "common/db.h"
 #include "common/lab_clock.h"
 #include "common/lab_controls.h"
 #include "common/options.h"
-
-namespace httplib { class Server; }
 
 namespace lab {
 
@@ -34,6 +36,9 @@ struct Lab {
   LabClock clock;
   Bank bank;
   const LabControls controls;
+  // Threads a stage runs beside its handlers (stage 6's sweeper). Declared last, so they are stopped and
+  // joined before the database they use is closed.
+  std::vector<std::jthread> background_tasks;
 };
 
 struct StageInfo {
@@ -44,6 +49,10 @@ struct StageInfo {
 using RouteInstaller = std::function<void(Lab& lab, httplib::Server& server)>;
 
 int run_stage(int argc, char** argv, const StageInfo& stage, const RouteInstaller& install_stage_routes);
+
+// A money handler: the same function serves POST /transfers and POST /payouts.
+using MoneyHandler = std::function<void(const httplib::Request& req, httplib::Response& res, Endpoint endpoint)>;
+void install_money_routes(httplib::Server& server, const MoneyHandler& handle_money_request);
 
 // The routes every stage shares (admin, health, accounts, problems). Used by run_stage and by tests.
 void install_common_routes(Lab& lab, httplib::Server& server, const std::string& admin_token);

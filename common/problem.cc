@@ -75,6 +75,12 @@ const ProblemTypeInfo& info(ProblemType type) {
   throw std::logic_error("problem type missing from kRegistry");
 }
 
+ProblemType problem_type_from_slug(std::string_view slug) {
+  for (const auto& entry : kRegistry)
+    if (entry.slug == slug) return entry.type;
+  throw std::invalid_argument("unknown problem type " + std::string(slug));
+}
+
 nlohmann::json Problem::to_json() const {
   const auto& i = info(type);
   nlohmann::json body = extra;

@@ -1,6 +1,4 @@
 // main.cc: the stage 1 server. LAB.md "Stage 1: the naive server".
-#include <httplib.h>
-
 #include "common/lab.h"
 #include "stages/1_naive/money_handler.h"
 
@@ -11,10 +9,9 @@ constexpr lab::StageInfo kStage{
 
 int main(int argc, char** argv) {
   return lab::run_stage(argc, argv, kStage, [](lab::Lab& lab, httplib::Server& server) {
-    for (lab::Endpoint endpoint : {lab::Endpoint::Transfers, lab::Endpoint::Payouts})
-      server.Post(std::string(lab::path_of(endpoint)),
-                  [&lab, endpoint](const httplib::Request& req, httplib::Response& res) {
-                    handle_money_request(lab, req, res, endpoint);
-                  });
+    lab::install_money_routes(server, [&lab](const httplib::Request& req, httplib::Response& res,
+                                             lab::Endpoint endpoint) {
+      handle_money_request(lab, req, res, endpoint);
+    });
   });
 }

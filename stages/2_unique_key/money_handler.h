@@ -1,0 +1,10 @@
+// money_handler.h: POST /transfers and POST /payouts of stage 2. LAB.md "Stage 2: a key table with a UNIQUE constraint".
+#pragma once
+
+#include <httplib.h>
+
+#include "common/lab.h"
+#include "stages/2_unique_key/key_table.h"
+
+void handle_money_request(lab::Lab& lab, const KeyTable& keys, const httplib::Request& req, httplib::Response& res,
+                          lab::Endpoint endpoint);

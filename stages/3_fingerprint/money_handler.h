@@ -1,0 +1,10 @@
+// money_handler.h: POST /transfers and POST /payouts of stage 3. LAB.md "Stage 3: the canonical fingerprint".
+#pragma once
+
+#include <httplib.h>
+
+#include "common/lab.h"
+#include "stages/3_fingerprint/key_table.h"
+
+void handle_money_request(lab::Lab& lab, const KeyTable& keys, const httplib::Request& req, httplib::Response& res,
+                          lab::Endpoint endpoint);

@@ -1,0 +1,10 @@
+// money_handler.h: POST /transfers and POST /payouts of stage 4. LAB.md "Stage 4: in_progress, then completed".
+#pragma once
+
+#include <httplib.h>
+
+#include "common/lab.h"
+#include "stages/4_two_phase/key_table.h"
+
+void handle_money_request(lab::Lab& lab, const KeyTable& keys, const httplib::Request& req, httplib::Response& res,
+                          lab::Endpoint endpoint);

@@ -1,0 +1,66 @@
+// key_table.h: stage 5's table of idempotency keys, which keeps the response itself. LAB.md "Stage 5: replay the stored response".
+//
+//   KeyTable keys(lab.db);
+//   Claim claim = keys.claim(key, fingerprint, now_ms, lease_ms);   // throws UniqueViolation if the key is taken
+//   std::optional<KeyRow> row = keys.find(key);                     // the taken key: whose, which state
+//   std::optional<Claim> claim = keys.take_over(*row, now_ms, lease_ms);   // its lease ran out: fenced takeover
+//   auto tx = lab.db.begin_write();
+//   if (keys.holds(tx.conn(), claim)) { /* move the money */ keys.complete(tx.conn(), claim, response); tx.commit(); }
+//   keys.release(claim);                                            // a failure that is not the request's fault
+//
+// Thread safety: safe from any handler thread; every decision is one statement or one write transaction.
+#pragma once
+
+#include <httplib.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/bank.h"
+#include "common/db.h"
+
+// The two states of a key (drawn in key_table.cc).
+inline constexpr std::string_view kInProgress = "in_progress";
+inline constexpr std::string_view kCompleted = "completed";
+
+// The right to finish the request of one key: valid while the row's fence still equals this fence.
+struct Claim {
+  std::string key;
+  std::int64_t fence = 0;
+};
+
+// The response first sent for a key: what every repeat gets back, byte for byte.
+struct StoredResponse {
+  int status = 0;
+  std::string content_type;
+  std::string body;   // the exact bytes
+  static StoredResponse Of(const httplib::Response& res) {
+    return StoredResponse{res.status, res.get_header_value("Content-Type"), res.body};
+  }
+};
+
+// A key's row as stored. The response is set only when state is completed.
+struct KeyRow {
+  std::string key;
+  std::string fingerprint;
+  std::string state;
+  std::int64_t fence = 0;
+  std::int64_t locked_until = 0;   // lab clock, ms: the lease of an in_progress claim ends here
+  StoredResponse response;         // completed: the response first sent
+};
+
+class KeyTable {
+ public:
+  explicit KeyTable(lab::Database& db);
+  Claim claim(const std::string& key, const std::string& fingerprint, std::int64_t now_ms, std::int64_t lease_ms) const;
+  std::optional<KeyRow> find(const std::string& key) const;
+  std::optional<Claim> take_over(const KeyRow& expired, std::int64_t now_ms, std::int64_t lease_ms) const;
+  bool holds(lab::Connection& tx, const Claim& claim) const;
+  void complete(lab::Connection& tx, const Claim& claim, const StoredResponse& response) const;
+  void release(const Claim& claim) const;
+
+ private:
+  lab::Database& db_;
+};

@@ -1,0 +1,76 @@
+// money_handler.cc: stage 5, replay the stored response. LAB.md "Stage 5: replay the stored response".
+//
+// The response is rendered once, stored with the key in the transaction that moves the money, and every
+// repeat after completion gets exactly those bytes back, with Idempotent-Replayed: true: the balance and
+// created_at the client saw the first time, not today's. Kept flaws (stage 6 fixes them): keys are global
+// and the idempotency step runs before the ownership check, so another client who sends the same key and
+// body receives this client's stored response; a colliding client gets 422 and its own transfer never
+// runs; keys are kept forever.
+#include "stages/5_replay/money_handler.h"
+
+#include <chrono>
+
+#include "common/auth.h"
+#include "common/fingerprint.h"
+#include "common/http_reply.h"
+#include "common/idempotency_key.h"
+#include "common/money_request.h"
+
+using namespace lab;
+
+// The answer to a repeat: the response first sent, byte for byte, marked as a replay.
+static void replay(httplib::Response& res, const StoredResponse& stored) {
+  res.status = stored.status;
+  res.set_content(stored.body, stored.content_type.c_str());
+  res.set_header("Idempotent-Replayed", "true");
+}
+
+void handle_money_request(Lab& lab, const KeyTable& keys, const httplib::Request& req, httplib::Response& res,
+                          Endpoint endpoint) {
+  // Who is asking? (401)
+  auto client = authenticate_or_reply(lab.bank, req, res);
+  if (!client) return;
+
+  // Which key? (400)
+  auto key = parse_idempotency_key_or_reply(req, res);
+  if (!key) return;
+
+  // Is the body a valid request? (415, 413, 400) A 400 never touches the key table.
+  auto request = parse_money_request_or_reply(req, res, endpoint);
+  if (!request) return;
+
+  // Is this a repeat? The INSERT decides: for a key already taken it fails on the UNIQUE constraint.
+  std::string fingerprint = request_fingerprint(request->canonical_body);
+  const auto lease_ms = std::chrono::duration_cast<std::chrono::milliseconds>(lab.options.lease).count();
+  std::optional<Claim> claim;
+  try {
+    claim = keys.claim(*key, fingerprint, lab.clock.now_ms(), lease_ms);
+  } catch (const UniqueViolation&) {
+    auto row = keys.find(*key);
+    // The same key with another body: which of the two did the client mean? Refuse (422), move nothing.
+    if (row && row->fingerprint != fingerprint)
+      return reply_problem(res, Problem::Of(ProblemType::IdempotencyKeyReused,
+                                            "this key was first used with a different request body"));
+    if (row && row->state == kCompleted) return replay(res, row->response);
+    // Still in progress. If its lease ran out, its holder died (or is too slow): take it over, fenced.
+    if (row && row->locked_until <= lab.clock.now_ms()) claim = keys.take_over(*row, lab.clock.now_ms(), lease_ms);
+    if (!claim) return reply_in_progress(res);
+  }
+
+  lab.controls.delay_if_asked(req);
+  lab.controls.crash_if_asked(req, CrashPoint::BeforeMoney);
+
+  // Move the money and complete the key in one transaction, only while our claim still holds.
+  try {
+    auto tx = lab.db.begin_write();
+    if (!keys.holds(tx.conn(), *claim)) return reply_in_progress(res);   // fenced out: a retry took over
+    MoneyOutcome outcome = lab.bank.move_money(tx.conn(), *client, *request);
+    reply_outcome(res, outcome);                                 // rendered once ...
+    keys.complete(tx.conn(), *claim, StoredResponse::Of(res));   // ... and stored with the money
+    tx.commit();
+  } catch (const DatabaseBusy&) {
+    keys.release(*claim);   // not the request's fault: free the key for a retry
+    throw;                  // answered 503 service-unavailable
+  }
+  lab.controls.crash_if_asked(req, CrashPoint::AfterMoney);
+}

@@ -1,0 +1,170 @@
+// key_table.cc: stage 6's key table. See key_table.h. LAB.md "Stage 6: scope and retention".
+//
+// Schema:
+//   idempotency_keys(client_id, endpoint, key, fingerprint, state 'in_progress'|'completed', fence, locked_until,
+//                    response_status, response_content_type, response_body, created_at, expires_at,
+//                    UNIQUE (client_id, endpoint, key))
+// The scope (client_id, endpoint, key) is what is unique: a key means something only to the client that
+// made it, for the endpoint it sent it to. expires_at = created_at + --key-ttl: after it the row is
+// deleted (by claim() for its own scope, and in batches by the sweeper) and the key means nothing.
+// The stored response (set when completed): response_status (the HTTP status), response_content_type (the
+// Content-Type header: the only header a repeat needs) and response_body (a BLOB: the exact bytes sent).
+//
+// A key's life:
+//
+//        claim()                       holds() + complete(), in the money's transaction
+//   (none) ------> in_progress -----------------------------------------------> completed
+//     ^              |     ^  \                                                  (final: the outcome
+//     |   release()  |     |   \ take_over(): locked_until passed, fence + 1       is kept for repeats)
+//     +--------------+     +---+
+//
+//   state        guarantees
+//   in_progress  one request holds the key (the one whose Claim.fence equals fence); no money has moved
+//                under it, because money and `completed` commit in one transaction.
+//   completed    the outcome is final: the money moved exactly once (201) or not at all (402, 404, 400);
+//                the response first sent is stored, and every repeat gets exactly those bytes.
+//
+// The fence: a claim whose lease ran out is taken over with a conditional UPDATE that bumps the fence.
+// The first holder, if it was merely slow, then finds the fence changed when it tries to complete, and
+// rolls its transaction back: the money cannot move twice.
+#include "stages/6_scope_ttl/key_table.h"
+
+#include <stdexcept>
+
+using namespace lab;
+
+KeyTable::KeyTable(Database& db) : db_(db) {
+  db_.exec_script(R"sql(
+    CREATE TABLE IF NOT EXISTS idempotency_keys (
+      client_id      INTEGER NOT NULL REFERENCES clients(id),
+      endpoint       TEXT    NOT NULL,
+      key            TEXT    NOT NULL,
+      fingerprint    TEXT    NOT NULL,
+      state          TEXT    NOT NULL CHECK (state IN ('in_progress', 'completed')),
+      fence          INTEGER NOT NULL,
+      locked_until   INTEGER NOT NULL,
+      response_status       INTEGER,
+      response_content_type TEXT,
+      response_body         BLOB,
+      created_at            INTEGER NOT NULL,
+      expires_at            INTEGER NOT NULL,
+      UNIQUE (client_id, endpoint, key)
+    );
+    CREATE INDEX IF NOT EXISTS idempotency_keys_by_expiry ON idempotency_keys (expires_at);
+  )sql");
+}
+
+Claim KeyTable::claim(const Scope& scope, const std::string& fingerprint, std::int64_t now_ms,
+                      std::int64_t lease_ms, std::int64_t ttl_ms) const {
+  // Committed at once: from here on every repeat sees the key in_progress.
+  auto tx = db_.begin_write();
+  // An expired row of this scope is gone already, even if the sweeper has not reached it yet.
+  tx.conn()
+      .prepare("DELETE FROM idempotency_keys WHERE client_id = ?1 AND endpoint = ?2 AND key = ?3 AND expires_at <= ?4")
+      .bind(1, scope.client_id)
+      .bind(2, scope.endpoint)
+      .bind(3, scope.key)
+      .bind(4, now_ms)
+      .run();
+  tx.conn()
+      .prepare("INSERT INTO idempotency_keys (client_id, endpoint, key, fingerprint, state, fence, locked_until, "
+               "created_at, expires_at) VALUES (?1, ?2, ?3, ?4, 'in_progress', 1, ?5, ?6, ?7)")
+      .bind(1, scope.client_id)
+      .bind(2, scope.endpoint)
+      .bind(3, scope.key)
+      .bind(4, fingerprint)
+      .bind(5, now_ms + lease_ms)
+      .bind(6, now_ms)
+      .bind(7, now_ms + ttl_ms)
+      .run();
+  tx.commit();
+  return Claim{scope, 1};
+}
+
+std::optional<KeyRow> KeyTable::find(const Scope& scope) const {
+  auto row = db_.conn().prepare(
+      "SELECT fingerprint, state, fence, locked_until, response_status, response_content_type, response_body, "
+      "expires_at FROM idempotency_keys WHERE client_id = ?1 AND endpoint = ?2 AND key = ?3");
+  if (!row.bind(1, scope.client_id).bind(2, scope.endpoint).bind(3, scope.key).step()) return std::nullopt;
+  KeyRow r;
+  r.scope = scope;
+  r.fingerprint = row.column_text(0);
+  r.state = row.column_text(1);
+  r.fence = row.column_int64(2);
+  r.locked_until = row.column_int64(3);
+  r.response.status = static_cast<int>(row.column_int64(4));
+  r.response.content_type = row.column_text(5);
+  r.response.body = row.column_text(6);
+  r.expires_at = row.column_int64(7);
+  return r;
+}
+
+std::optional<Claim> KeyTable::take_over(const KeyRow& expired, std::int64_t now_ms, std::int64_t lease_ms) const {
+  // Conditional: only if nobody else completed it or took it over since we read it.
+  auto tx = db_.begin_write();
+  tx.conn()
+      .prepare("UPDATE idempotency_keys SET fence = fence + 1, locked_until = ?1 "
+               "WHERE client_id = ?2 AND endpoint = ?3 AND key = ?4 AND fence = ?5 AND state = 'in_progress' "
+               "AND locked_until <= ?6")
+      .bind(1, now_ms + lease_ms)
+      .bind(2, expired.scope.client_id)
+      .bind(3, expired.scope.endpoint)
+      .bind(4, expired.scope.key)
+      .bind(5, expired.fence)
+      .bind(6, now_ms)
+      .run();
+  bool taken = tx.conn().changes() == 1;
+  tx.commit();
+  if (!taken) return std::nullopt;
+  return Claim{expired.scope, expired.fence + 1};
+}
+
+bool KeyTable::holds(Connection& tx, const Claim& claim) const {
+  auto row = tx.prepare("SELECT fence, state FROM idempotency_keys WHERE client_id = ?1 AND endpoint = ?2 AND key = ?3");
+  row.bind(1, claim.scope.client_id).bind(2, claim.scope.endpoint).bind(3, claim.scope.key);
+  return row.step() && row.column_int64(0) == claim.fence && row.column_text(1) == kInProgress;
+}
+
+void KeyTable::complete(Connection& tx, const Claim& claim, const StoredResponse& response) const {
+  tx.prepare("UPDATE idempotency_keys SET state = 'completed', response_status = ?1, response_content_type = ?2, "
+             "response_body = ?3 WHERE client_id = ?4 AND endpoint = ?5 AND key = ?6 AND fence = ?7 "
+             "AND state = 'in_progress'")
+      .bind(1, response.status)
+      .bind(2, response.content_type)
+      .bind_blob(3, response.body)
+      .bind(4, claim.scope.client_id)
+      .bind(5, claim.scope.endpoint)
+      .bind(6, claim.scope.key)
+      .bind(7, claim.fence)
+      .run();
+  // Invariant: the caller checked holds() in this same transaction, so exactly one row changed.
+  if (tx.changes() != 1) throw std::logic_error("completed a key whose claim was not held");
+}
+
+void KeyTable::release(const Claim& claim) const {
+  // The request failed for a reason that is not its own (503): forget the claim so a retry may run.
+  auto tx = db_.begin_write();
+  tx.conn()
+      .prepare("DELETE FROM idempotency_keys WHERE client_id = ?1 AND endpoint = ?2 AND key = ?3 AND fence = ?4 "
+               "AND state = 'in_progress'")
+      .bind(1, claim.scope.client_id)
+      .bind(2, claim.scope.endpoint)
+      .bind(3, claim.scope.key)
+      .bind(4, claim.fence)
+      .run();
+  tx.commit();
+}
+
+int KeyTable::delete_expired(std::int64_t now_ms, int batch) const {
+  // One bounded batch per transaction, so the sweeper never holds the write lock for long.
+  auto tx = db_.begin_write();
+  tx.conn()
+      .prepare("DELETE FROM idempotency_keys WHERE rowid IN "
+               "(SELECT rowid FROM idempotency_keys WHERE expires_at <= ?1 LIMIT ?2)")
+      .bind(1, now_ms)
+      .bind(2, batch)
+      .run();
+  int deleted = tx.conn().changes();
+  tx.commit();
+  return deleted;
+}

@@ -1,0 +1,10 @@
+// money_handler.h: POST /transfers and POST /payouts of stage 6. LAB.md "Stage 6: scope and retention".
+#pragma once
+
+#include <httplib.h>
+
+#include "common/lab.h"
+#include "stages/6_scope_ttl/key_table.h"
+
+void handle_money_request(lab::Lab& lab, const KeyTable& keys, const httplib::Request& req, httplib::Response& res,
+                          lab::Endpoint endpoint);
