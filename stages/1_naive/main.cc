@@ -1,6 +1,6 @@
 // main.cc: the stage 1 server. LAB.md "Stage 1: the naive server".
 #include "common/lab.h"
-#include "stages/1_naive/money_handler.h"
+#include "money_handler.h"
 
 constexpr lab::StageInfo kStage{
     "stage1_naive",

@@ -4,7 +4,7 @@
 // connection) cannot tell "not done" from "done, answer lost", so it sends the same request again, and
 // this handler executes it again: the retry is a second transfer. RFC 9110 section 9.2.2 makes no promise
 // for POST; the server has to.
-#include "stages/1_naive/money_handler.h"
+#include "money_handler.h"
 
 #include "common/auth.h"
 #include "common/http_reply.h"

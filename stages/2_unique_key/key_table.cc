@@ -7,7 +7,7 @@
 // SELECT that finds nothing and the INSERT, the other request would find nothing too (see the wrong turn
 // stages/wrong_turns/2a_select_then_insert). No INSERT OR IGNORE: it hides the one fact we need
 // (see stages/wrong_turns/2b_insert_or_ignore).
-#include "stages/2_unique_key/key_table.h"
+#include "key_table.h"
 
 KeyTable::KeyTable(lab::Database& db) : db_(db) {
   db_.exec_script(R"sql(

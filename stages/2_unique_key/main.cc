@@ -1,6 +1,6 @@
 // main.cc: the stage 2 server. LAB.md "Stage 2: a key table with a UNIQUE constraint".
 #include "common/lab.h"
-#include "stages/2_unique_key/money_handler.h"
+#include "money_handler.h"
 
 constexpr lab::StageInfo kStage{
     "stage2_unique_key",

@@ -4,7 +4,7 @@
 // fails on the UNIQUE constraint is a repeat, and a repeat moves no money. Kept flaws (stage 3 and 4 fix
 // them): a repeat is answered "already processed" whatever its body says, whether or not the first request
 // has finished, and even if the first one crashed before the money moved; keys are global, not per client.
-#include "stages/2_unique_key/money_handler.h"
+#include "money_handler.h"
 
 #include "common/auth.h"
 #include "common/http_reply.h"

@@ -1,6 +1,6 @@
 // main.cc: the stage 3 server. LAB.md "Stage 3: the canonical fingerprint".
 #include "common/lab.h"
-#include "stages/3_fingerprint/money_handler.h"
+#include "money_handler.h"
 
 constexpr lab::StageInfo kStage{
     "stage3_fingerprint",

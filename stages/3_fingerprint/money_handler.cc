@@ -6,7 +6,7 @@
 // library still matches. Kept flaws (stage 4 fixes them): a repeat is answered "already processed" while
 // the first request still runs, and also when the first one crashed before the money moved; keys are
 // global, so another client's colliding key gets 422 and learns that the key exists.
-#include "stages/3_fingerprint/money_handler.h"
+#include "money_handler.h"
 
 #include "common/auth.h"
 #include "common/fingerprint.h"

@@ -1,6 +1,6 @@
 // main.cc: the stage 4 server. LAB.md "Stage 4: in_progress, then completed".
 #include "common/lab.h"
-#include "stages/4_two_phase/money_handler.h"
+#include "money_handler.h"
 
 constexpr lab::StageInfo kStage{
     "stage4_two_phase",

@@ -7,7 +7,7 @@
 // lease runs out (--lease, lab clock); then a repeat takes it over, fenced, so a holder that was only slow
 // cannot move the money a second time. Kept flaw (stage 5 fixes it): a repeat after completion gets an
 // answer rebuilt now, with the current balance and a new created_at, not the response first sent.
-#include "stages/4_two_phase/money_handler.h"
+#include "money_handler.h"
 
 #include <chrono>
 

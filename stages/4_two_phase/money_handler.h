@@ -4,7 +4,7 @@
 #include <httplib.h>
 
 #include "common/lab.h"
-#include "stages/4_two_phase/key_table.h"
+#include "key_table.h"
 
 void handle_money_request(lab::Lab& lab, const KeyTable& keys, const httplib::Request& req, httplib::Response& res,
                           lab::Endpoint endpoint);

@@ -23,7 +23,7 @@
 // The fence: a claim whose lease ran out is taken over with a conditional UPDATE that bumps the fence.
 // The first holder, if it was merely slow, then finds the fence changed when it tries to complete, and
 // rolls its transaction back: the money cannot move twice.
-#include "stages/5_replay/key_table.h"
+#include "key_table.h"
 
 #include <stdexcept>
 

@@ -1,6 +1,6 @@
 // main.cc: the stage 5 server. LAB.md "Stage 5: replay the stored response".
 #include "common/lab.h"
-#include "stages/5_replay/money_handler.h"
+#include "money_handler.h"
 
 constexpr lab::StageInfo kStage{
     "stage5_replay",

@@ -6,7 +6,7 @@
 // and the idempotency step runs before the ownership check, so another client who sends the same key and
 // body receives this client's stored response; a colliding client gets 422 and its own transfer never
 // runs; keys are kept forever.
-#include "stages/5_replay/money_handler.h"
+#include "money_handler.h"
 
 #include <chrono>
 

@@ -1,9 +1,9 @@
 // idempotency_policy.cc: see idempotency_policy.h. Every value comes from the code or the options in force.
-#include "stages/6_scope_ttl/idempotency_policy.h"
+#include "idempotency_policy.h"
 
 #include "common/http_reply.h"
 #include "common/idempotency_key.h"
-#include "stages/6_scope_ttl/sweeper.h"
+#include "sweeper.h"
 
 nlohmann::json idempotency_policy(const lab::LabOptions& options) {
   return {

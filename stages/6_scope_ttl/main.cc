@@ -1,9 +1,9 @@
 // main.cc: the stage 6 server. LAB.md "Stage 6: scope and retention".
 #include "common/lab.h"
 #include "common/http_reply.h"
-#include "stages/6_scope_ttl/idempotency_policy.h"
-#include "stages/6_scope_ttl/money_handler.h"
-#include "stages/6_scope_ttl/sweeper.h"
+#include "idempotency_policy.h"
+#include "money_handler.h"
+#include "sweeper.h"
 
 constexpr lab::StageInfo kStage{
     "stage6_scope_ttl",

@@ -5,7 +5,7 @@
 // after --key-ttl (lab clock): the sweeper deletes expired rows in batches, claim() ignores an expired
 // row of its own scope, and after expiry the same request executes again. So retention must outlast the
 // client's retry horizon: the policy is published at GET /idempotency-policy.
-#include "stages/6_scope_ttl/money_handler.h"
+#include "money_handler.h"
 
 #include <chrono>
 

@@ -1,5 +1,5 @@
 // sweeper.cc: see sweeper.h.
-#include "stages/6_scope_ttl/sweeper.h"
+#include "sweeper.h"
 
 #include <condition_variable>
 #include <cstdio>

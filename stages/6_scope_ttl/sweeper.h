@@ -11,7 +11,7 @@
 #include <stop_token>
 
 #include "common/lab_clock.h"
-#include "stages/6_scope_ttl/key_table.h"
+#include "key_table.h"
 
 inline constexpr auto kSweepInterval = std::chrono::seconds(1);   // real time between sweeps
 inline constexpr int kSweepBatch = 500;   // rows per transaction: short write locks, handlers stay fast

@@ -1,0 +1,60 @@
+// key_table.h: WRONG TURN 4b's key table: stage 4's, plus record_completed(). LAB.md "Wrong turns".
+//
+//   KeyTable keys(lab.db);
+//   Claim claim = keys.claim(key, fingerprint, now_ms, lease_ms);   // throws UniqueViolation if the key is taken
+//   std::optional<KeyRow> row = keys.find(key);                     // the taken key: whose, which state
+//   std::optional<Claim> claim = keys.take_over(*row, now_ms, lease_ms);   // its lease ran out: fenced takeover
+//   auto tx = lab.db.begin_write();
+//   if (keys.holds(tx.conn(), claim)) { /* move the money */ keys.complete(tx.conn(), claim, outcome); tx.commit(); }
+//   keys.release(claim);                                            // a failure that is not the request's fault
+//
+// Thread safety: safe from any handler thread; every decision is one statement or one write transaction.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/bank.h"
+#include "common/db.h"
+
+// The two states of a key (drawn in key_table.cc).
+inline constexpr std::string_view kInProgress = "in_progress";
+inline constexpr std::string_view kCompleted = "completed";
+
+// The right to finish the request of one key: valid while the row's fence still equals this fence.
+struct Claim {
+  std::string key;
+  std::int64_t fence = 0;
+};
+
+// A key's row as stored. The outcome columns are set only when state is completed.
+struct KeyRow {
+  std::string key;
+  std::string fingerprint;
+  std::string state;
+  std::int64_t fence = 0;
+  std::int64_t locked_until = 0;   // lab clock, ms: the lease of an in_progress claim ends here
+  int status = 0;                  // completed: the HTTP status of the outcome
+  std::optional<std::int64_t> entry_id;   // completed 201: the ledger entry
+  std::string problem_type;        // completed 4xx: the problem's slug
+  std::string problem_detail;
+};
+
+class KeyTable {
+ public:
+  explicit KeyTable(lab::Database& db);
+  Claim claim(const std::string& key, const std::string& fingerprint, std::int64_t now_ms, std::int64_t lease_ms) const;
+  std::optional<KeyRow> find(const std::string& key) const;
+  std::optional<Claim> take_over(const KeyRow& expired, std::int64_t now_ms, std::int64_t lease_ms) const;
+  bool holds(lab::Connection& tx, const Claim& claim) const;
+  void complete(lab::Connection& tx, const Claim& claim, const lab::MoneyOutcome& outcome) const;
+  // WRONG TURN 4b: the key is first written after the money moved, already completed.
+  void record_completed(const std::string& key, const std::string& fingerprint, const lab::MoneyOutcome& outcome,
+                        std::int64_t now_ms) const;
+  void release(const Claim& claim) const;
+
+ private:
+  lab::Database& db_;
+};

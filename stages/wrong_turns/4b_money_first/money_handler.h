@@ -1,0 +1,10 @@
+// money_handler.h: POST /transfers and POST /payouts of wrong turn 4b. LAB.md "Wrong turns".
+#pragma once
+
+#include <httplib.h>
+
+#include "common/lab.h"
+#include "key_table.h"
+
+void handle_money_request(lab::Lab& lab, const KeyTable& keys, const httplib::Request& req, httplib::Response& res,
+                          lab::Endpoint endpoint);

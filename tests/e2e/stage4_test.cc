@@ -1,0 +1,119 @@
+// stage4_test.cc: stage 4 over real HTTP. in_progress then completed: 409 while running, no lie after a
+// crash, a fenced takeover after the lease; a repeat after completion still gets a rebuilt body (its flaw).
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include "tests/e2e/http_burst.h"
+#include "tests/e2e/world.h"
+
+using namespace lab::testing;
+
+namespace {
+constexpr std::int64_t kLeaseMs = 30'000;   // stage 4's default --lease
+}
+
+TEST_CASE("stage 4 answers a repeat during a slow first request with 409 and Retry-After", "[e2e][stage4]") {
+  World w("stage4_two_phase");
+  Reply first;
+  std::thread slow([&] { first = w.send("k", w.body(100), {{"Lab-Delay-Ms", "500"}}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  auto repeat = w.send("k", w.body(100));
+  slow.join();
+  CHECK(repeat.status == 409);
+  CHECK(repeat.json()["type"] == "/problems/request-in-progress");
+  CHECK(repeat.header("Retry-After") == "1");
+  CHECK(first.status == 201);
+  auto after = w.send("k", w.body(100));   // the retry after Retry-After gets the result
+  CHECK(after.status == 201);
+  CHECK(after.json()["id"] == first.json()["id"]);
+  CHECK(w.transfers() == 1);
+}
+
+TEST_CASE("stage 4 never reports success for a crash before the money and retries it after the lease", "[e2e][stage4][crash]") {
+  World w("stage4_two_phase");
+  CHECK(w.send("k", w.body(100), {{"Lab-Crash", "before-money"}}).status == 0);
+  CHECK(w.server.wait_for_exit() == 86);
+  w.server.restart();
+  CHECK(w.send("k", w.body(100)).status == 409);   // the dead claim holds the key until its lease ends
+  CHECK(w.transfers() == 0);
+  w.admin.advance_clock_ms(kLeaseMs + 1);
+  CHECK(w.send("k", w.body(100)).status == 201);   // taken over: the money moves, exactly once
+  CHECK(w.send("k", w.body(100)).status == 201);
+  CHECK(w.transfers() == 1);
+  CHECK(w.alice.balance(w.from) == 9'900);
+}
+
+TEST_CASE("stage 4 keeps exactly one transfer after a crash after the money", "[e2e][stage4][crash]") {
+  World w("stage4_two_phase");
+  CHECK(w.send("k", w.body(100), {{"Lab-Crash", "after-money"}}).status == 0);
+  CHECK(w.server.wait_for_exit() == 86);
+  w.server.restart();
+  CHECK(w.send("k", w.body(100)).status == 201);
+  CHECK(w.transfers() == 1);
+}
+
+TEST_CASE("stage 4 fences out a first request slower than its lease", "[e2e][stage4]") {
+  World w("stage4_two_phase");
+  Reply slow_reply;
+  std::thread slow([&] { slow_reply = w.send("k", w.body(100), {{"Lab-Delay-Ms", "600"}}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  w.admin.advance_clock_ms(kLeaseMs + 1);             // the slow one's lease has run out
+  auto takeover = w.send("k", w.body(100));           // a retry takes the key over and finishes
+  CHECK(takeover.status == 201);
+  slow.join();
+  CHECK(slow_reply.status == 409);                    // the slow holder lost its fence and rolled back
+  CHECK(w.transfers() == 1);
+  CHECK(w.alice.balance(w.from) == 9'900);
+}
+
+TEST_CASE("stage 4 completes an overdraft key with its 402 instead of leaving it stuck", "[e2e][stage4]") {
+  World w("stage4_two_phase");
+  CHECK(w.send("k", w.body(20'000)).status == 402);
+  auto repeat = w.send("k", w.body(20'000));
+  CHECK(repeat.status == 402);
+  CHECK(repeat.json()["type"] == "/problems/insufficient-funds");
+}
+
+TEST_CASE("stage 4 moves the money once for 16 simultaneous identical requests", "[e2e][stage4][burst]") {
+  World w("stage4_two_phase");
+  auto replies = burst(16, [&](int) { return w.send("same", w.body(100), {{"Lab-Delay-Ms", "100"}}); });
+  int created = 0, in_progress = 0;
+  for (auto& r : replies) {
+    created += r.status == 201;
+    in_progress += r.status == 409;
+  }
+  CHECK(created == 1);
+  CHECK(in_progress == 15);
+  CHECK(w.transfers() == 1);
+}
+
+TEST_CASE("stage 4 rebuilds the answer to a repeat with today's balance (its flaw)", "[e2e][stage4][flaw]") {
+  World w("stage4_two_phase");
+  auto first = w.send("k", w.body(100));
+  CHECK(w.send("other", w.body(1'000)).status == 201);   // the balance changes meanwhile
+  auto repeat = w.send("k", w.body(100));
+  CHECK(repeat.status == 201);
+  CHECK(repeat.json()["id"] == first.json()["id"]);
+  CHECK(first.json()["from_balance_after"] == 9'900);
+  CHECK(repeat.json()["from_balance_after"] == 8'900);   // not what the client was first told
+  CHECK(repeat.body != first.body);
+}
+
+TEST_CASE("the completed-first wrong turn tells a retry success for money that never moved", "[e2e][wrong-turn][crash]") {
+  World w("wrong_completed_first");
+  CHECK(w.send("k", w.body(100), {{"Lab-Crash", "before-money"}}).status == 0);
+  CHECK(w.server.wait_for_exit() == 86);
+  w.server.restart();
+  CHECK(w.send("k", w.body(100)).status == 201);
+  CHECK(w.transfers() == 0);
+}
+
+TEST_CASE("the money-first wrong turn moves the money again after a crash after the money", "[e2e][wrong-turn][crash]") {
+  World w("wrong_money_first");
+  CHECK(w.send("k", w.body(100), {{"Lab-Crash", "after-money"}}).status == 0);
+  CHECK(w.server.wait_for_exit() == 86);
+  w.server.restart();
+  CHECK(w.send("k", w.body(100)).status == 201);
+  CHECK(w.transfers() == 2);
+}

@@ -1,0 +1,93 @@
+// stage6_test.cc: stage 6 over real HTTP. Keys are scoped by (client, endpoint, key) and expire after
+// --key-ttl on the lab clock; the policy is published.
+#include <catch2/catch.hpp>
+
+#include <sqlite3.h>
+
+#include <thread>
+
+#include "tests/e2e/world.h"
+
+using namespace lab::testing;
+
+namespace {
+
+// Rows in the key table, read from the server's own database file.
+std::int64_t key_rows(const StageProcess& server) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(server.db_path().c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM idempotency_keys", -1, &stmt, nullptr);
+  std::int64_t rows = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("stage 6 gives another client with the same key and body its own outcome", "[e2e][stage6]") {
+  World w("stage6_scope_ttl");
+  auto first = w.send("order-7", w.body(100));
+  auto mallory = w.admin.create_client("mallory");
+  auto own = mallory.post("/transfers", w.body(100), {{"Idempotency-Key", "\"order-7\""}});
+  CHECK(own.status == 404);   // not mallory's account: her own outcome, not alice's response
+  CHECK(own.body != first.body);
+}
+
+TEST_CASE("stage 6 executes another client's request with a colliding key", "[e2e][stage6]") {
+  World w("stage6_scope_ttl");
+  CHECK(w.send("order-1", w.body(100)).status == 201);
+  auto bob = w.admin.create_client("bob");
+  auto bobs = w.admin.create_account(bob.id, 1'000);
+  auto bobs_savings = w.admin.create_account(bob.id, 0);
+  auto reply = bob.post("/transfers", nlohmann::json{{"from_account", bobs}, {"to_account", bobs_savings}, {"amount", 50},
+                                                     {"currency", "USD"}}.dump(),
+                        {{"Idempotency-Key", "\"order-1\""}});
+  CHECK(reply.status == 201);
+  CHECK(bob.balance(bobs) == 950);
+}
+
+TEST_CASE("stage 6 treats the same key on transfers and payouts as two requests", "[e2e][stage6]") {
+  World w("stage6_scope_ttl");
+  CHECK(w.send("k", w.body(100)).status == 201);
+  auto payout = w.alice.post("/payouts", nlohmann::json{{"from_account", w.from}, {"amount", 100}, {"currency", "USD"},
+                                                        {"destination", "IBAN DE89"}}.dump(),
+                             {{"Idempotency-Key", "\"k\""}});
+  CHECK(payout.status == 201);
+  CHECK(w.alice.balance(w.from) == 9'800);
+}
+
+TEST_CASE("stage 6 replays before the TTL and executes again after it", "[e2e][stage6]") {
+  World w("stage6_scope_ttl", {"--key-ttl", "3600"});
+  CHECK(w.send("k", w.body(100)).status == 201);
+  w.admin.advance_clock_ms(3'599'000);
+  CHECK(w.send("k", w.body(100)).header("Idempotent-Replayed") == "true");
+  w.admin.advance_clock_ms(2'000);
+  auto after = w.send("k", w.body(100));
+  CHECK(after.status == 201);
+  CHECK(after.header("Idempotent-Replayed").empty());
+  CHECK(w.transfers() == 2);
+}
+
+TEST_CASE("stage 6 sweeps expired keys out of the table", "[e2e][stage6]") {
+  World w("stage6_scope_ttl", {"--key-ttl", "60"});
+  for (int i = 0; i < 5; ++i) CHECK(w.send("k" + std::to_string(i), w.body(10)).status == 201);
+  CHECK(key_rows(w.server) == 5);
+  w.admin.advance_clock_ms(61'000);
+  std::int64_t rows = -1;
+  for (int i = 0; i < 50 && rows != 0; ++i) {   // the sweeper runs every second
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    rows = key_rows(w.server);
+  }
+  CHECK(rows == 0);
+}
+
+TEST_CASE("stage 6 publishes the policy it follows", "[e2e][stage6]") {
+  World w("stage6_scope_ttl", {"--key-ttl", "7200", "--lease", "15"});
+  auto policy = w.alice.get("/idempotency-policy").json();
+  CHECK(policy["key_ttl_seconds"] == 7200);
+  CHECK(policy["lease_seconds"] == 15);
+  CHECK(policy["scope"] == nlohmann::json::array({"client", "endpoint", "key"}));
+  CHECK(policy["replay_header"] == "Idempotent-Replayed");
+}
