@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# lesson-diffs.sh: each stage's lesson.diff is `diff -ruN` of the stage before it and this stage, so a
+# lesson-diffs.sh: each stage's lesson.diff is `diff -ru` of the stage before it and this stage ("Only in" marks a file
+# a variant reuses from its stage), so a
 # learner reads the lesson, and nothing else, in one file. LAB.md "Lesson diffs".
 #   scripts/lesson-diffs.sh write   regenerate every stages/**/lesson.diff (make lesson-diffs)
 #   scripts/lesson-diffs.sh check   exit 1 if any committed lesson.diff is out of date (run by make test)
@@ -22,7 +23,10 @@ pairs=(
 )
 
 lesson_diff() {   # the diff without timestamps, so it changes only when the code does
-  diff -ruN -x lesson.diff "$2" "$1" | sed -E 's/^(---|\+\+\+) ([^[:space:]]+)[[:space:]].*$/\1 \2/' || true
+  # A stage shows its new files whole (-N); a wrong turn says "Only in" for a file it reuses unchanged.
+  local new_files=-N
+  [[ "$1" == wrong_turns/* ]] && new_files=
+  diff -ru $new_files -x lesson.diff "$2" "$1" | sed -E 's/^(---|\+\+\+) ([^[:space:]]+)[[:space:]].*$/\1 \2/' || true
 }
 
 stale=0

@@ -24,6 +24,33 @@
 
 using namespace lab;
 
+// WRONG: a promise recorded before it is kept. A crash from here until the money commits leaves a key
+// that says "completed (201)" for a transfer that never happened. (Stage 4's KeyTable has no such call.)
+static void mark_completed(Database& db, const Claim& claim) {
+  auto tx = db.begin_write();
+  tx.conn()
+      .prepare("UPDATE idempotency_keys SET state = 'completed', status = 201 WHERE key = ?1 AND fence = ?2")
+      .bind(1, claim.key)
+      .bind(2, claim.fence)
+      .run();
+  tx.commit();
+}
+
+// The outcome, written after the fact into the row that already says "completed".
+static void record_outcome(Database& db, const Claim& claim, const MoneyOutcome& outcome) {
+  auto tx = db.begin_write();
+  auto update = tx.conn().prepare(
+      "UPDATE idempotency_keys SET status = ?1, entry_id = ?2, problem_type = ?3, problem_detail = ?4 "
+      "WHERE key = ?5 AND fence = ?6");
+  if (auto* entry = std::get_if<LedgerEntry>(&outcome))
+    update.bind(1, 201).bind(2, entry->id).bind(3, nullptr).bind(4, nullptr);
+  else
+    update.bind(1, std::get<Problem>(outcome).status()).bind(2, nullptr).bind(3, std::get<Problem>(outcome).slug())
+        .bind(4, std::get<Problem>(outcome).detail);
+  update.bind(5, claim.key).bind(6, claim.fence).run();
+  tx.commit();
+}
+
 // Flaw: the answer to a repeat is rebuilt now from what the key recorded, not the response first sent:
 // the balance is today's and created_at is a new time, so the client sees two different answers.
 static MoneyOutcome rebuild_outcome(Lab& lab, const KeyRow& row) {
@@ -71,17 +98,13 @@ void handle_money_request(Lab& lab, const KeyTable& keys, const httplib::Request
     if (!claim) return reply_in_progress(res);
   }
 
-  keys.mark_completed(*claim);   // WRONG: "completed" before the money moved
+  mark_completed(lab.db, *claim);   // WRONG: "completed" before the money moved
   lab.controls.delay_if_asked(req);
   lab.controls.crash_if_asked(req, CrashPoint::BeforeMoney);
 
   // Move the money, then record what happened, in a second transaction.
   MoneyOutcome outcome = lab.bank.move_money_now(*client, *request);
-  {
-    auto tx = lab.db.begin_write();
-    keys.complete(tx.conn(), *claim, outcome);
-    tx.commit();
-  }
+  record_outcome(lab.db, *claim, outcome);
   lab.controls.crash_if_asked(req, CrashPoint::AfterMoney);
 
   reply_outcome(res, outcome);

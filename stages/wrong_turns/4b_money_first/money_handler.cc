@@ -22,6 +22,22 @@
 
 using namespace lab;
 
+// WRONG: the key is first written after the money moved, already completed, in its own transaction.
+// A crash before this call leaves money moved and no key, so the retry moves it again.
+static void record_completed(Database& db, const KeyTable& keys, const std::string& key, const std::string& fingerprint,
+                             const MoneyOutcome& outcome, std::int64_t now_ms) {
+  auto tx = db.begin_write();
+  tx.conn()
+      .prepare("INSERT INTO idempotency_keys (key, fingerprint, state, fence, locked_until, created_at) "
+               "VALUES (?1, ?2, 'in_progress', 1, ?3, ?3)")
+      .bind(1, key)
+      .bind(2, fingerprint)
+      .bind(3, now_ms)
+      .run();
+  keys.complete(tx.conn(), Claim{key, 1}, outcome);
+  tx.commit();
+}
+
 // Flaw: the answer to a repeat is rebuilt now from what the key recorded, not the response first sent:
 // the balance is today's and created_at is a new time, so the client sees two different answers.
 static MoneyOutcome rebuild_outcome(Lab& lab, const KeyRow& row) {
@@ -62,7 +78,7 @@ void handle_money_request(Lab& lab, const KeyTable& keys, const httplib::Request
   MoneyOutcome outcome = lab.bank.move_money_now(*client, *request);
   lab.controls.crash_if_asked(req, CrashPoint::AfterMoney);   // a crash here: money moved, no key
   try {
-    keys.record_completed(*key, fingerprint, outcome, lab.clock.now_ms());
+    record_completed(lab.db, keys, *key, fingerprint, outcome, lab.clock.now_ms());
   } catch (const UniqueViolation&) {
     // A simultaneous copy of this request got here too: both moved the money.
   }
