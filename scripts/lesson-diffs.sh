@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# lesson-diffs.sh: each stage's lesson.diff is `diff -ru` of the stage before it and this stage ("Only in" marks a file
-# a variant reuses from its stage), so a
-# learner reads the lesson, and nothing else, in one file. LAB.md "Lesson diffs".
+# lesson-diffs.sh: each stage's lesson.diff is the diff of the stage before it and this stage, so a learner
+# reads the lesson, and nothing else, in one file. LAB.md "Lesson diffs".
 #   scripts/lesson-diffs.sh write   regenerate every stages/**/lesson.diff (make lesson-diffs)
 #   scripts/lesson-diffs.sh check   exit 1 if any committed lesson.diff is out of date (run by make test)
 set -euo pipefail
