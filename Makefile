@@ -4,7 +4,7 @@ BUILD      ?= build
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all deps build test demo asan tsan lesson-diffs clean help
+.PHONY: all deps build test demo asan tsan lesson-diffs gradescope clean help
 
 all: build
 
@@ -13,6 +13,7 @@ help:
 	@echo "make test          build, then run every test (unit, end-to-end, grader matrix)"
 	@echo "make asan | tsan   the tests under AddressSanitizer+UBSan | ThreadSanitizer (build-asan, build-tsan)"
 	@echo "make lesson-diffs  regenerate stages/*/lesson.diff"
+	@echo "make gradescope    build/gradescope/autograder.zip (edit scripts/gradescope/config.env first)"
 	@echo "make clean         remove build folders"
 
 deps:
@@ -38,6 +39,9 @@ tsan:
 
 lesson-diffs:
 	scripts/lesson-diffs.sh write
+
+gradescope: build
+	scripts/gradescope/package.sh $(BUILD)/gradescope/autograder.zip
 
 clean:
 	rm -rf build build-asan build-tsan

@@ -1,7 +1,7 @@
 // fingerprint.cc: SHA-256 through OpenSSL's EVP interface, printed as lowercase hex.
 //
 // Interface (see fingerprint.h): sha256_hex, request_fingerprint.
-// Belongs to LAB.md section "Stage 3: canonical fingerprint".
+// Belongs to LAB.md section "Stage 3: the canonical fingerprint".
 #include "common/fingerprint.h"
 
 #include <array>

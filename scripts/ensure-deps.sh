@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   g++ cmake make pkg-config
   libcpp-httplib-dev nlohmann-json3-dev libsqlite3-dev libssl-dev catch2
-  python3 curl sqlite3
+  python3 curl sqlite3 libxml2-utils
 )
 
 missing=()

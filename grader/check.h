@@ -1,0 +1,47 @@
+// check.h: what a check is, and the list of them. LAB.md "The grader" (the checks).
+//
+// A check is one sentence a correct server makes true ("a retry after a lost response moves money once"),
+// with the stage whose lesson makes it true. Its body sends requests through a CheckRun and may add
+// findings; the auditor then judges the history (grader/audit.h). The check passes with no findings.
+//
+//   Check{"stage2.lost-response-retry", 2, "a retry after a lost response moves money once",
+//         "Stage 2: the unique key", "store the key in the same ...", Needs::Nothing, lost_response_retry};
+//
+// Stage 0 is the contract: the shapes of every operation. If any stage-0 check fails nothing else runs.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+class CheckRun;
+
+enum class Needs {
+  Nothing,
+  Restart,  // crashes the server (Lab-Crash or SIGKILL): skipped with --url
+};
+
+struct Check {
+  std::string name;  // "stage<N>.<slug>", stable: --check takes it
+  int stage = 0;
+  std::string title;    // the sentence
+  std::string section;  // the LAB.md section that teaches it
+  std::string hint;     // one line: where to look when it fails
+  Needs needs = Needs::Nothing;
+  std::function<void(CheckRun&)> run;
+};
+
+// The checks, stage by stage, in the order they run.
+std::vector<Check> contract_checks();
+std::vector<Check> stage1_checks();
+std::vector<Check> stage2_checks();
+std::vector<Check> stage3_checks();
+std::vector<Check> stage4_checks();
+std::vector<Check> stage5_checks();
+std::vector<Check> stage6_checks();
+Check sigkill_check();            // checks_sigkill.cc, part of stage 4
+std::vector<Check> all_checks();  // every stage, 0 to 6
+
+}  // namespace grader

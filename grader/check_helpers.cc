@@ -1,0 +1,33 @@
+// check_helpers.cc: see check_helpers.h.
+#include "grader/check_helpers.h"
+
+namespace grader {
+
+// Opening balances, in minor units: large enough for a few dozen transfers, random so every run differs.
+constexpr std::int64_t kMinOpening = 20'000;
+constexpr std::int64_t kMaxOpening = 90'000;
+
+TwoAccounts client_with_two_accounts(CheckRun& run, const std::string& role) {
+  auto& w = run.world();
+  ClientInfo& owner = w.client(role);
+  Account& from = w.account(owner, run.rng().between(kMinOpening, kMaxOpening));
+  Account& to = w.account(owner, run.rng().between(kMinOpening, kMaxOpening));
+  return {&owner, &from, &to};
+}
+
+std::int64_t affordable_amount(CheckRun& run, const Account& from) { return run.rng().between(100, from.opening / 40); }
+
+bool is_success(const Exchange& x) { return x.response && x.response->status / 100 == 2; }
+int status_of(const Exchange& x) { return x.response ? x.response->status : 0; }
+
+std::optional<std::int64_t> entry_id(const Exchange& x) {
+  if (!x.response) return std::nullopt;
+  try {
+    auto j = nlohmann::json::parse(x.response->body);
+    if (j.is_object() && j.contains("id") && j["id"].is_number_integer()) return j["id"].get<std::int64_t>();
+  } catch (const nlohmann::json::exception&) {
+  }
+  return std::nullopt;
+}
+
+}  // namespace grader

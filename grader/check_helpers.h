@@ -1,0 +1,35 @@
+// check_helpers.h: small set-ups and predicates the check files share, so each check reads as its story.
+#pragma once
+
+#include <string>
+
+#include "grader/check_run.h"
+
+namespace grader {
+
+struct TwoAccounts {
+  ClientInfo* owner = nullptr;
+  Account* from = nullptr;
+  Account* to = nullptr;
+};
+
+// A new client with two accounts of random opening balances (the world's currency).
+TwoAccounts client_with_two_accounts(CheckRun& run, const std::string& role);
+// An amount the source can afford several times over.
+std::int64_t affordable_amount(CheckRun& run, const Account& from);
+
+bool is_success(const Exchange& x);  // any 2xx
+int status_of(const Exchange& x);    // 0 when no response
+// The "id" member of a JSON body, if there is one.
+std::optional<std::int64_t> entry_id(const Exchange& x);
+
+// Lab controls (LAB.md "Lab controls"): how long a race needs, not longer.
+constexpr const char* kLabDelay = "Lab-Delay-Ms";
+constexpr const char* kLabCrash = "Lab-Crash";
+// The delay a burst holds its winner in, so losers arrive while it runs (milliseconds).
+constexpr int kBurstDelayMs = 300;
+// A slow first request, and how long after it a repeat is sent (it must land inside the delay).
+constexpr int kSlowFirstDelayMs = 500;
+constexpr std::chrono::milliseconds kRepeatAfter{150};
+
+}  // namespace grader

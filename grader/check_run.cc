@@ -1,0 +1,220 @@
+// check_run.cc: see check_run.h.
+#include "grader/check_run.h"
+
+#include <latch>
+#include <thread>
+
+#include "grader/audit.h"
+
+namespace grader {
+namespace {
+
+// A client's patience in settle(): how long it keeps retrying, and how fast. The grader retries sooner
+// than a Retry-After of seconds would ask: the lab's delays are a few hundred milliseconds.
+constexpr std::chrono::milliseconds kSettlePatience{12'000};
+constexpr std::chrono::milliseconds kFirstBackoff{10};
+constexpr std::chrono::milliseconds kMaxBackoff{100};
+// 409s in a row before settle(lease_takeover) lets the lease run out: enough to see the key is held.
+constexpr int kInProgressBeforeTakeover = 2;
+// Past the lease by this much, so "expired" is not decided by a rounding of the server's clock.
+constexpr std::int64_t kLeaseMarginMs = 1'000;
+
+std::string shorten(std::string text, std::size_t max = 600) {
+  if (text.size() > max) text = text.substr(0, max) + "... (" + std::to_string(text.size()) + " bytes)";
+  return text;
+}
+
+}  // namespace
+
+std::string problem_type_of(const HttpResponse& res) {
+  try {
+    auto j = nlohmann::json::parse(res.body);
+    if (j.is_object() && j.contains("type") && j["type"].is_string()) {
+      std::string type = j["type"];
+      auto slash = type.rfind('/');
+      return slash == std::string::npos ? type : type.substr(slash + 1);
+    }
+  } catch (const nlohmann::json::exception&) {
+  }
+  return "";
+}
+
+std::string show_request(const Attempt& a) {
+  std::string out = "POST " + a.path + "\n";
+  for (const auto& [name, value] : a.to_request().headers)
+    out += "  " + name + ": " + (name == "Authorization" ? value.substr(0, 16) + "..." : value) + "\n";
+  return out + "  " + shorten(a.body);
+}
+
+std::string show_exchange(const Exchange& x) {
+  if (!x.response) return "no response (" + x.error + ")";
+  std::string out = std::to_string(x.response->status);
+  for (const char* name : {"Content-Type", "Idempotent-Replayed", "Retry-After"})
+    if (auto v = x.response->header(name)) out += "\n  " + std::string(name) + ": " + *v;
+  return out + "\n  " + shorten(x.response->body);
+}
+
+CheckRun::CheckRun(const Check& check, Target& target, History& history, std::uint64_t seed, const std::string& nonce)
+    : check_(check),
+      target_(target),
+      history_(history),
+      api_(target),
+      rng_(Rng::for_check(seed, check.name)),
+      world_(api_, rng_, nonce) {
+  ledger_start_ = api_.ledger_end();
+}
+
+Exchange CheckRun::send(const Attempt& a, std::chrono::milliseconds connect_patience) {
+  HttpRequest req = a.to_request();
+  auto op = history_.invoke(check_.name, a.intent ? a.intent->id : "-", a.key_header, req);
+  Exchange x = a.lose_response ? send_and_abandon(target_.address(), req)
+                               : exchange(target_.address(), req, kResponseTimeout, connect_patience);
+  history_.complete(op, x);
+  return x;
+}
+
+std::vector<Exchange> CheckRun::send_simultaneously(const std::vector<Attempt>& attempts) {
+  std::vector<Exchange> results(attempts.size());
+  std::latch ready(static_cast<std::ptrdiff_t>(attempts.size()));
+  std::latch go(1);
+  const Address to = target_.address();
+  std::vector<std::jthread> threads;
+  for (std::size_t i = 0; i < attempts.size(); ++i) {
+    threads.emplace_back([&, i] {
+      const Attempt& a = attempts[i];
+      Exchange& x = results[i];
+      std::string wire = a.to_request().to_wire(to);
+      auto connection = Connection::open_patiently(to, kConnectPatience, &x.error);
+      // Everything but the last byte now: the server has the request except its end, and waits.
+      bool primed = connection && connection->send_all(std::string_view(wire).substr(0, wire.size() - 1), &x.error);
+      ready.count_down();
+      go.wait();
+      auto op = history_.invoke(check_.name, a.intent ? a.intent->id : "-", a.key_header, a.to_request());
+      if (primed) {
+        x.maybe_reached = true;
+        if (connection->send_all(std::string_view(wire).substr(wire.size() - 1), &x.error)) {
+          x.sent_ns = monotonic_ns();
+          x.response = connection->read_response(kResponseTimeout, &x.error);
+        }
+      }
+      x.done_ns = monotonic_ns();
+      history_.complete(op, x);
+    });
+  }
+  ready.wait();
+  go.count_down();  // the last bytes leave within microseconds of each other
+  threads.clear();  // joins
+  return results;
+}
+
+Exchange CheckRun::settle(const Attempt& a, Settle how) {
+  auto deadline = std::chrono::steady_clock::now() + kSettlePatience;
+  auto backoff = kFirstBackoff;
+  int in_progress = 0;
+  for (;;) {
+    Exchange x = send(a);
+    bool retry = false;
+    if (x.response) {
+      int s = x.response->status;
+      if (s == 409 && problem_type_of(*x.response) == "request-in-progress") {
+        retry = true;
+        if (how.lease_takeover && ++in_progress >= kInProgressBeforeTakeover) {
+          advance_past_lease();
+          in_progress = 0;
+        }
+      } else if (s == 503) {
+        retry = true;
+      }
+    } else {
+      retry = true;
+      if (!target_.alive()) {
+        if (!how.restart_if_down || !target_.can_restart()) return x;
+        history_.fault(check_.name, "restart", "the server was down after " + x.error);
+        restart();
+      }
+    }
+    if (!retry || std::chrono::steady_clock::now() + backoff > deadline) return x;
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min(backoff * 2, kMaxBackoff);
+  }
+}
+
+std::int64_t CheckRun::moves(const Intent& intent) {
+  return static_cast<std::int64_t>(entries_of(intent, api_.ledger_after(ledger_start_)).size());
+}
+
+std::int64_t CheckRun::observe(const Intent& intent) {
+  auto n = moves(intent);
+  history_.observe(check_.name, intent.id, n);
+  return n;
+}
+
+void CheckRun::advance_clock_ms(std::int64_t ms, const std::string& why) {
+  history_.fault(check_.name, "clock", "advance " + std::to_string(ms) + " ms: " + why);
+  api_.advance_clock_ms(ms);
+}
+
+void CheckRun::advance_past_lease() {
+  advance_clock_ms(target_.facts().lease_seconds * 1000 + kLeaseMarginMs, "let the lease run out");
+}
+
+void CheckRun::crashed_on_purpose(const std::string& how) {
+  if (!target_.can_restart()) throw CheckAborted("this check crashes the server; it needs --server");
+  history_.fault(check_.name, "lab-crash", how);
+  target_.restart_after_crash();
+  history_.fault(check_.name, "restart", "same database, " + target_.address().authority());
+}
+
+void CheckRun::sigkill(const std::string& why) {
+  history_.fault(check_.name, "sigkill", why);
+  target_.sigkill();
+}
+
+void CheckRun::restart() {
+  target_.restart_after_crash();
+  history_.fault(check_.name, "restart", "same database, " + target_.address().authority());
+}
+
+void CheckRun::fail(Anomaly anomaly, std::string what, const Attempt* attempt, const Exchange* x,
+                    std::string expected) {
+  findings_.push_back({anomaly, std::move(what), attempt ? show_request(*attempt) : "", x ? show_exchange(*x) : "",
+                       std::move(expected)});
+}
+
+bool CheckRun::expect_status(const Exchange& x, const Attempt& a, std::initializer_list<int> statuses,
+                             const std::string& problem_type, Anomaly anomaly) {
+  std::string want;
+  for (int s : statuses) want += (want.empty() ? "" : " or ") + std::to_string(s);
+  if (!problem_type.empty()) want += " application/problem+json type /problems/" + problem_type;
+  std::string who = a.intent ? "intent " + a.intent->id + ": " : "";
+  if (!x.response) {
+    fail(Anomaly::NoResponse, who + "no response", &a, &x, want);
+    return false;
+  }
+  bool status_ok = false;
+  for (int s : statuses) status_ok = status_ok || x.response->status == s;
+  if (!status_ok) {
+    fail(anomaly, who + "answered " + std::to_string(x.response->status) + ", expected " + want, &a, &x, want);
+    return false;
+  }
+  if (!problem_type.empty() &&
+      (x.response->media_type() != "application/problem+json" || problem_type_of(*x.response) != problem_type)) {
+    fail(anomaly, who + "answered " + std::to_string(x.response->status) + " but not the problem type " + problem_type,
+         &a, &x, want);
+    return false;
+  }
+  return true;
+}
+
+void CheckRun::finish() {
+  if (!target_.alive() && target_.can_restart()) restart();  // a crash nobody asked for: judge what is left
+  auto ledger = api_.ledger_after(ledger_start_);
+  for (const auto& account : world_.accounts()) {
+    before_[account.id] = account.opening;
+    after_[account.id] = api_.account(account.id, account.owner_token).balance;
+  }
+  auto found = audit(world_.intents(), world_.accounts(), history_.of_check(check_.name), ledger, after_);
+  findings_.insert(findings_.end(), found.begin(), found.end());
+}
+
+}  // namespace grader

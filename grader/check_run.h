@@ -1,0 +1,99 @@
+// check_run.h: what a check body uses to talk to the server, record the history and report findings.
+// LAB.md "The grader".
+//
+//   void lost_response_retry(CheckRun& run) {
+//     auto& w = run.world();
+//     Intent& pay = w.transfer(alice, a, b, 700);
+//     run.send(pay.attempt().lost());                 // the response is lost on the client side
+//     Exchange x = run.settle(pay.attempt());          // retry until a definite answer
+//     run.expect_status(x, pay.attempt(), {200, 201});
+//     pay.expect_moves = 1;                            // the auditor checks the money
+//   }
+//
+// Sending never re-sends on its own: settle() is the only place that retries, and only what a client
+// would retry (409 in progress, 503, no response). Thread safety: one thread, except inside
+// send_simultaneously, which records from one thread per request.
+#pragma once
+
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "grader/anomaly.h"
+#include "grader/audit.h"
+#include "grader/check.h"
+#include "grader/history.h"
+#include "grader/lab_api.h"
+#include "grader/target.h"
+#include "grader/world.h"
+
+namespace grader {
+
+struct Settle {
+  bool lease_takeover = false;  // after a few 409s, advance the lab clock past the lease and go on
+  bool restart_if_down = true;  // a dead server (a crash the check caused) is restarted
+};
+
+// Thrown by a check that cannot go on (setup failed, the server is gone); the check fails with it.
+struct CheckAborted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class CheckRun {
+ public:
+  CheckRun(const Check& check, Target& target, History& history, std::uint64_t seed, const std::string& nonce);
+
+  World& world() { return world_; }
+  LabApi& api() { return api_; }
+  Rng& rng() { return rng_; }
+  Target& target() { return target_; }
+  const Check& check() const { return check_; }
+
+  // One attempt, recorded: invoke, then ok / fail / unknown.
+  Exchange send(const Attempt& attempt, std::chrono::milliseconds connect_patience = kConnectPatience);
+  // All at once: each connection gets all but its last byte, then the last bytes go out together.
+  std::vector<Exchange> send_simultaneously(const std::vector<Attempt>& attempts);
+  // A client's patience: retry on 409 request-in-progress, 503 and no response until a definite answer.
+  Exchange settle(const Attempt& attempt, Settle how = {});
+  // Records what the ledger holds for the intent now (the auditor's rule A3 reads it).
+  std::int64_t observe(const Intent& intent);
+  std::int64_t moves(const Intent& intent);  // ledger entries for the intent now, not recorded
+
+  void advance_clock_ms(std::int64_t ms, const std::string& why);
+  void advance_past_lease();
+  void crashed_on_purpose(const std::string& how);  // waits for the end of the process, restarts it
+  void sigkill(const std::string& why);             // SIGKILL of the group now; restart with restart()
+  void restart();
+
+  // Findings. expect_status adds one (with the exchange as evidence) unless the status is one of those
+  // given and, if problem_type is not empty, the body is a problem+json of that type.
+  void fail(Anomaly anomaly, std::string what, const Attempt* attempt = nullptr, const Exchange* x = nullptr,
+            std::string expected = "");
+  bool expect_status(const Exchange& x, const Attempt& attempt, std::initializer_list<int> statuses,
+                     const std::string& problem_type = "", Anomaly anomaly = Anomaly::WrongStatus);
+  std::vector<Finding>& findings() { return findings_; }
+
+  // After the body: the auditor's findings, and the balances for the report.
+  void finish();
+  const Balances& balances_before() const { return before_; }
+  const Balances& balances_after() const { return after_; }
+
+ private:
+  const Check& check_;
+  Target& target_;
+  History& history_;
+  LabApi api_;
+  Rng rng_;
+  World world_;
+  std::int64_t ledger_start_ = 0;  // the last ledger id before the check began
+  std::vector<Finding> findings_;
+  Balances before_, after_;
+};
+
+// Text forms used in findings and reports.
+std::string show_request(const Attempt& attempt);
+std::string show_exchange(const Exchange& x);
+std::string problem_type_of(const HttpResponse& res);  // "/problems/x" -> "x"; "" if not a problem
+
+}  // namespace grader

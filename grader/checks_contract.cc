@@ -1,0 +1,230 @@
+// checks_contract.cc: stage 0, the contract. LAB.md "The HTTP contract".
+//
+// Before any lesson is graded the server must speak the contract: health, admin endpoints and their auth,
+// and the JSON shape (names and types) of every operation. A failure names the operation, so a learner
+// writing a server in another language knows what to fix first; the grader then stops.
+#include "grader/check_helpers.h"
+
+namespace grader {
+namespace {
+
+using Json = nlohmann::json;
+
+enum class Type { Integer, String, IntegerOrNull, Array };
+
+bool has_type(const Json& j, Type t) {
+  switch (t) {
+    case Type::Integer:
+      return j.is_number_integer();
+    case Type::String:
+      return j.is_string();
+    case Type::IntegerOrNull:
+      return j.is_null() || j.is_number_integer();
+    case Type::Array:
+      return j.is_array();
+  }
+  return false;
+}
+
+const char* type_name(Type t) {
+  switch (t) {
+    case Type::Integer:
+      return "an integer";
+    case Type::String:
+      return "a string";
+    case Type::IntegerOrNull:
+      return "an integer or null";
+    case Type::Array:
+      return "an array";
+  }
+  return "?";
+}
+
+// Parses the body and checks the named members' types; adds a contract-shape finding naming `operation`.
+std::optional<Json> shape(CheckRun& run, const std::string& operation, const HttpResponse& res, int status,
+                          std::initializer_list<std::pair<const char*, Type>> members,
+                          const std::string& media = "application/json") {
+  std::string got = std::to_string(res.status) + " " + res.header("Content-Type").value_or("(no Content-Type)") +
+                    "\n  " + res.body.substr(0, 400);
+  auto fail = [&](const std::string& why) {
+    run.findings().push_back({Anomaly::ContractShape, operation + ": " + why, operation, got, ""});
+    return std::nullopt;
+  };
+  if (res.status != status)
+    return fail("answered " + std::to_string(res.status) + ", expected " + std::to_string(status));
+  if (res.media_type() != media) return fail("Content-Type is not " + media);
+  Json j;
+  try {
+    j = Json::parse(res.body);
+  } catch (const Json::exception&) {
+    return fail("the body is not JSON");
+  }
+  if (!j.is_object()) return fail("the body is not a JSON object");
+  for (const auto& [member, type] : members)
+    if (!j.contains(member) || !has_type(j[member], type))
+      return fail(std::string("member \"") + member + "\" is missing or not " + type_name(type));
+  return j;
+}
+
+void expect_equal(CheckRun& run, const std::string& operation, const Json& body, const char* member, const Json& want) {
+  if (body.value(member, Json()) != want)
+    run.findings().push_back(
+        {Anomaly::ContractShape,
+         operation + ": \"" + member + "\" is " + body.value(member, Json()).dump() + ", expected " + want.dump(),
+         operation, body.dump(), want.dump()});
+}
+
+void healthz(CheckRun& run) {
+  HttpRequest req{"GET", "/healthz", {}, ""};
+  Exchange x = exchange(run.target().address(), req);
+  if (!x.response || x.response->status != 200)
+    run.findings().push_back(
+        {Anomaly::ContractShape, "GET /healthz did not answer 200", "GET /healthz", show_exchange(x), "200"});
+}
+
+void admin_auth(CheckRun& run) {
+  for (const char* auth : {"", "Bearer not-the-admin-token", "Basic YWRtaW46YWRtaW4="}) {
+    HttpRequest req{"POST", "/admin/clients", {{"Content-Type", "application/json"}}, R"({"name":"mallory"})"};
+    if (*auth) req.headers.emplace_back("Authorization", auth);
+    Exchange x = exchange(run.target().address(), req);
+    std::string op = std::string("POST /admin/clients with ") + (*auth ? auth : "no Authorization");
+    if (auto j = shape(run, op, x.response.value_or(HttpResponse{}), 401, {{"type", Type::String}},
+                       "application/problem+json")) {
+      if (problem_type_of(*x.response) != "unauthorized") expect_equal(run, op, *j, "type", "/problems/unauthorized");
+      if (x.response->header("WWW-Authenticate").value_or("").rfind("Bearer", 0) != 0)
+        run.findings().push_back(
+            {Anomaly::ContractShape, op + ": no \"WWW-Authenticate: Bearer\" header", op, show_exchange(x), ""});
+    }
+  }
+}
+
+void admin_clients_and_accounts(CheckRun& run) {
+  const std::string name = "carol-" + run.rng().hex(6);
+  auto res = run.api().admin("POST", "/admin/clients", Json{{"name", name}}.dump());
+  auto client = shape(run, "POST /admin/clients", res, 201,
+                      {{"id", Type::Integer}, {"name", Type::String}, {"token", Type::String}});
+  if (!client) return;
+  expect_equal(run, "POST /admin/clients", *client, "name", name);
+  const std::int64_t balance = run.rng().between(1'000, 99'000);
+  Json body = {{"client_id", (*client)["id"]}, {"balance", balance}, {"currency", "EUR"}};
+  auto account = shape(
+      run, "POST /admin/accounts", run.api().admin("POST", "/admin/accounts", body.dump()), 201,
+      {{"id", Type::Integer}, {"client_id", Type::Integer}, {"balance", Type::Integer}, {"currency", Type::String}});
+  if (!account) return;
+  for (const char* m : {"client_id", "balance", "currency"})
+    expect_equal(run, "POST /admin/accounts", *account, m, body[m]);
+  std::string path = "/accounts/" + std::to_string((*account)["id"].get<std::int64_t>());
+  auto got = shape(
+      run, "GET /accounts/{id}", run.api().as_client((*client)["token"], "GET", path), 200,
+      {{"id", Type::Integer}, {"client_id", Type::Integer}, {"balance", Type::Integer}, {"currency", Type::String}});
+  if (got) expect_equal(run, "GET /accounts/{id}", *got, "balance", balance);
+}
+
+void money_operation(CheckRun& run, bool transfer) {
+  auto [owner, from, to] = client_with_two_accounts(run, "dave");
+  const std::int64_t amount = affordable_amount(run, *from);
+  Intent& intent =
+      transfer ? run.world().transfer(*owner, *from, *to, amount) : run.world().payout(*owner, *from, amount);
+  intent.expect_moves = 1;
+  const std::string op = transfer ? "POST /transfers" : "POST /payouts";
+  Exchange x = run.settle(intent.attempt());
+  if (!x.response) return run.fail(Anomaly::NoResponse, op + ": no response", nullptr, &x);
+  auto j = shape(run, op, *x.response, 201,
+                 {{"id", Type::Integer},
+                  {"kind", Type::String},
+                  {"from_account", Type::Integer},
+                  {"amount", Type::Integer},
+                  {"currency", Type::String},
+                  {"memo", Type::String},
+                  {"created_at", Type::Integer},
+                  {"from_balance_after", Type::Integer}});
+  if (!j) return;
+  expect_equal(run, op, *j, "kind", transfer ? "transfer" : "payout");
+  expect_equal(run, op, *j, "amount", amount);
+  expect_equal(run, op, *j, "memo", intent.memo);
+  expect_equal(run, op, *j, "from_balance_after", from->opening - amount);
+  if (transfer)
+    expect_equal(run, op, *j, "to_account", to->id);
+  else
+    expect_equal(run, op, *j, "destination", intent.destination);
+}
+
+void ledger(CheckRun& run) {
+  auto [owner, from, to] = client_with_two_accounts(run, "erin");
+  Intent& intent = run.world().transfer(*owner, *from, *to, affordable_amount(run, *from));
+  intent.expect_moves = 1;
+  run.settle(intent.attempt());
+  auto end = run.api().ledger_end();
+  const std::string op = "GET /admin/ledger?after=" + std::to_string(end - 1) + "&limit=1";
+  auto j = shape(run, op, run.api().admin("GET", "/admin/ledger?after=" + std::to_string(end - 1) + "&limit=1"), 200,
+                 {{"entries", Type::Array}, {"next", Type::IntegerOrNull}});
+  if (!j) return;
+  if ((*j)["entries"].size() != 1)
+    return run.findings().push_back({Anomaly::ContractShape, op + ": expected exactly 1 entry", op, j->dump(), ""});
+  HttpResponse entry{200, {{"Content-Type", "application/json"}}, (*j)["entries"][0].dump()};
+  auto e = shape(run, op + " entries[0]", entry, 200,
+                 {{"id", Type::Integer},
+                  {"kind", Type::String},
+                  {"from_account", Type::Integer},
+                  {"to_account", Type::Integer},
+                  {"amount", Type::Integer},
+                  {"currency", Type::String},
+                  {"memo", Type::String},
+                  {"created_at", Type::Integer}});
+  if (e) expect_equal(run, op + " entries[0]", *e, "memo", intent.memo);
+}
+
+void problem_document(CheckRun& run) {
+  auto [owner, from, to] = client_with_two_accounts(run, "frank");
+  (void)from;
+  (void)to;
+  const std::string op = "GET /accounts/{an id that is not the caller's}";
+  auto res = run.api().as_client(owner->token, "GET", "/accounts/" + std::to_string(from->id + 1'000'000));
+  auto j = shape(run, op, res, 404,
+                 {{"type", Type::String}, {"title", Type::String}, {"status", Type::Integer}, {"detail", Type::String}},
+                 "application/problem+json");
+  if (j) expect_equal(run, op, *j, "type", "/problems/not-found");
+  if (j) expect_equal(run, op, *j, "status", 404);
+}
+
+void lab_clock(CheckRun& run) {
+  auto res = run.api().admin("POST", "/admin/clock", R"({"advance_ms":1})");
+  if (res.status == 403)
+    return run.findings().push_back({Anomaly::ContractShape,
+                                     "POST /admin/clock answered 403: start the server with --lab-controls "
+                                     "(the grader needs Lab-Delay-Ms, Lab-Crash and the lab clock)",
+                                     "POST /admin/clock {\"advance_ms\":1}", res.body, "200 {\"now_ms\": ...}"});
+  shape(run, "POST /admin/clock", res, 200, {{"now_ms", Type::Integer}});
+}
+
+}  // namespace
+
+std::vector<Check> contract_checks() {
+  return {
+      {"stage0.healthz", 0, "GET /healthz answers 200", "The process", "answer GET /healthz once ready", Needs::Nothing,
+       healthz},
+      {"stage0.admin-auth", 0, "admin endpoints refuse a missing or wrong token with 401 problem+json",
+       "Authentication",
+       "compare the bearer token with --admin-token; answer 401 /problems/unauthorized with WWW-Authenticate: Bearer",
+       Needs::Nothing, admin_auth},
+      {"stage0.admin-clients-accounts", 0, "clients and accounts are created and read with the contract's fields",
+       "Admin endpoints",
+       "POST /admin/clients, POST /admin/accounts and GET /accounts/{id} return the documented members", Needs::Nothing,
+       admin_clients_and_accounts},
+      {"stage0.transfer-shape", 0, "a transfer answers 201 with the ledger entry and from_balance_after",
+       "Client endpoints", "the 201 body is the ledger entry plus from_balance_after", Needs::Nothing,
+       [](CheckRun& r) { money_operation(r, true); }},
+      {"stage0.payout-shape", 0, "a payout answers 201 with the ledger entry and from_balance_after",
+       "Client endpoints", "a payout's entry has destination instead of to_account", Needs::Nothing,
+       [](CheckRun& r) { money_operation(r, false); }},
+      {"stage0.ledger-shape", 0, "GET /admin/ledger pages entries with after, limit and next", "Admin endpoints",
+       "entries ordered by id; next is the cursor of the next page or null", Needs::Nothing, ledger},
+      {"stage0.problem-shape", 0, "errors are problem+json documents with type, title, status and detail",
+       "Errors: problem+json", "Content-Type: application/problem+json and the four members", Needs::Nothing,
+       problem_document},
+      {"stage0.lab-clock", 0, "POST /admin/clock moves the lab clock (--lab-controls)", "The lab clock",
+       "start the server with --lab-controls", Needs::Nothing, lab_clock},
+  };
+}
+
+}  // namespace grader

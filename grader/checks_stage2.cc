@@ -1,0 +1,111 @@
+// checks_stage2.cc: stage 2, the unique key. LAB.md "The Idempotency-Key header", "Stage 2".
+//
+// A key must be present and well-formed; a request refused as invalid does not use up its key; and one
+// intent moves money once however its copies arrive: after a lost response, or all at the same moment.
+// Judged by the money, not by the shape of the repeat's body, so later stages (409, replays) pass too.
+#include "grader/check_helpers.h"
+
+namespace grader {
+namespace {
+
+struct KeyCase {
+  const char* what;
+  std::optional<std::string> header;  // nullopt: no header
+  const char* problem;
+  bool second_line = false;        // send the header twice
+  const char* also_accepted = "";  // a second problem type the contract tolerates here
+};
+
+std::vector<KeyCase> key_cases(const std::string& key) {
+  return {
+      {"no Idempotency-Key header", std::nullopt, "idempotency-key-missing"},
+      // RFC 9110 allows an empty field value, but many HTTP libraries (cpp-httplib 0.11 among them) drop
+      // such a line before the application sees it, which then reads as no header at all.
+      {"an empty header line", "", "idempotency-key-empty", false, "idempotency-key-missing"},
+      {"an empty sf-string \"\"", "\"\"", "idempotency-key-empty"},
+      {"an unterminated sf-string", "\"" + key, "idempotency-key-malformed"},
+      {"an escape other than \\\" and \\\\", "\"" + key + "\\n\"", "idempotency-key-malformed"},
+      {"a non-ASCII character", "\"" + key + "\xc3\xa9\"", "idempotency-key-malformed"},
+      {"a list of two keys", "\"" + key + "\", \"" + key + "x\"", "idempotency-key-list"},
+      {"a key with parameters", "\"" + key + "\";x=1", "idempotency-key-parameters"},
+      {"two Idempotency-Key lines", "\"" + key + "\"", "idempotency-key-repeated-header", true},
+      {"a key of 256 characters", "\"" + key + std::string(256 - key.size(), 'k') + "\"", "idempotency-key-too-long"},
+  };
+}
+
+void key_required(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  for (const auto& c : key_cases(run.world().new_key())) {
+    Intent& i = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+    i.max_moves = 0;
+    Attempt a = i.attempt().with_key_header(c.header);
+    if (c.second_line) a = a.with_header("Idempotency-Key", "\"" + i.key + "2\"");
+    Exchange x = run.settle(a);
+    bool tolerated =
+        *c.also_accepted && x.response && x.response->status == 400 && problem_type_of(*x.response) == c.also_accepted;
+    if (!tolerated && !run.expect_status(x, a, {400}, c.problem))
+      run.findings().back().what += std::string(" (") + c.what + ")";
+  }
+}
+
+void rejected_body_keeps_key(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  pay.expect_moves = 1;
+  // The same key first with a body that fails validation: amount as a string.
+  std::string bad = pay.body;
+  auto at = bad.find("\"amount\":");
+  bad.replace(at, 9 + std::to_string(pay.amount).size(), "\"amount\":\"" + std::to_string(pay.amount) + "\"");
+  Attempt invalid = pay.attempt().with_body(bad);
+  run.expect_status(run.settle(invalid), invalid, {400}, "invalid-field");
+  Attempt fixed = pay.attempt();
+  Exchange x = run.settle(fixed);
+  if (!is_success(x) || run.moves(pay) == 0)
+    run.fail(Anomaly::BurnedKey, "the corrected request with the same key did not move the money", &fixed, &x,
+             "201: the 400 did not store the key");
+}
+
+void lost_response_retry(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  pay.expect_moves = 1;
+  run.send(pay.attempt().lost());  // the client never sees this answer
+  Exchange x = run.settle(pay.attempt());
+  run.expect_status(x, pay.attempt(), {200, 201});
+}
+
+void simultaneous_identical(CheckRun& run, int copies) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  pay.expect_moves = 1;
+  // The delay holds the first request between its key check and the money, where a race lives.
+  std::vector<Attempt> same(copies, pay.attempt().with_header(kLabDelay, std::to_string(kBurstDelayMs)));
+  auto results = run.send_simultaneously(same);
+  for (auto& x : results) {
+    if (!x.response || x.response->status == 409 || x.response->status == 503) x = run.settle(pay.attempt());
+    run.expect_status(x, pay.attempt(), {200, 201});
+  }
+}
+
+}  // namespace
+
+std::vector<Check> stage2_checks() {
+  const std::string section = "Stage 2: a key table with a UNIQUE constraint";
+  return {
+      {"stage2.key-required", 2, "a missing, empty or malformed Idempotency-Key gets its 400 and moves nothing",
+       "The Idempotency-Key header", "parse the header as an sf-string before anything else (after auth)",
+       Needs::Nothing, key_required},
+      {"stage2.rejected-body-keeps-key", 2, "a 400 body does not burn its key", "Status codes and their order",
+       "validate the body before the key is stored", Needs::Nothing, rejected_body_keeps_key},
+      {"stage2.lost-response-retry", 2, "a retry after a lost response moves money once", section,
+       "store the key so a repeat finds it; a repeat must not execute again", Needs::Nothing, lost_response_retry},
+      {"stage2.simultaneous-2", 2, "2 simultaneous identical requests move money once", section,
+       "let the UNIQUE constraint decide who is first, not a SELECT before the INSERT", Needs::Nothing,
+       [](CheckRun& r) { simultaneous_identical(r, 2); }},
+      {"stage2.simultaneous-16", 2, "16 simultaneous identical requests move money once", section,
+       "let the UNIQUE constraint decide who is first, not a SELECT before the INSERT", Needs::Nothing,
+       [](CheckRun& r) { simultaneous_identical(r, 16); }},
+  };
+}
+
+}  // namespace grader

@@ -1,0 +1,136 @@
+// checks_stage6.cc: stage 6, scope and retention. LAB.md "Stage 6".
+//
+// A key belongs to (client, endpoint, key): another client's identical key is another request, and so
+// is the same key on another endpoint. A key is remembered for --key-ttl seconds (lab clock), and
+// GET /idempotency-policy tells clients all of it.
+#include "grader/check_helpers.h"
+
+namespace grader {
+namespace {
+
+// Margin around the TTL, so rounding in the server's clock does not decide the check.
+constexpr std::int64_t kTtlMarginMs = 2'000;
+
+// Bob sends Alice's key. `same_body`: Alice's very body (her account: not his); else his own transfer.
+void foreign_client(CheckRun& run, bool same_body) {
+  auto [alice, a1, a2] = client_with_two_accounts(run, "alice");
+  auto [bob, b1, b2] = client_with_two_accounts(run, "bob");
+  Intent& hers = run.world().transfer(*alice, *a1, *a2, affordable_amount(run, *a1));
+  hers.expect_moves = 1;
+  Exchange first = run.settle(hers.attempt());
+  run.expect_status(first, hers.attempt(), {201});
+
+  Intent& his = same_body ? run.world().transfer(*bob, *a1, *a2, hers.amount)
+                          : run.world().transfer(*bob, *b1, *b2, affordable_amount(run, *b1));
+  his.key = hers.key;
+  if (same_body) {
+    his.tag = hers.tag;  // the same memo: the auditor cannot tell the two apart, so this check judges his
+    his.memo = hers.memo;
+    his.body = hers.body;
+    his.audited = false;
+  } else {
+    his.expect_moves = 1;
+  }
+  Attempt a = his.attempt();
+  Exchange x = run.settle(a);
+  if (same_body) {
+    bool leaked = x.response && first.response && x.response->body == first.response->body;
+    run.expect_status(x, a, {404}, "not-found", Anomaly::ScopeLeak);
+    if (leaked) run.findings().back().what += ": it is alice's stored response, shown to bob";
+    if (run.moves(hers) != 1)
+      run.fail(Anomaly::DoubleApply, "alice's transfer moved " + std::to_string(run.moves(hers)) + " times");
+  } else {
+    run.expect_status(x, a, {201}, "", Anomaly::ScopeLeak);
+  }
+}
+
+void endpoint_scope(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& transfer = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  Intent& payout = run.world().payout(*alice, *from, affordable_amount(run, *from));
+  payout.key = transfer.key;
+  transfer.expect_moves = payout.expect_moves = 1;
+  run.expect_status(run.settle(transfer.attempt()), transfer.attempt(), {201});
+  run.expect_status(run.settle(payout.attempt()), payout.attempt(), {201}, "", Anomaly::ScopeLeak);
+}
+
+void key_ttl(CheckRun& run) {
+  const std::int64_t ttl_ms = run.target().facts().key_ttl_seconds * 1000;
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  pay.max_moves = pay.expect_moves.emplace(2);  // once now, once more after the key expired
+  const Attempt again = pay.attempt();
+  Exchange first = run.settle(again);
+  run.expect_status(first, again, {201});
+
+  run.advance_clock_ms(ttl_ms - kTtlMarginMs, "just before the key's TTL");
+  Exchange before = run.settle(again);
+  if (!is_success(before) || entry_id(before) != entry_id(first) || run.moves(pay) != 1)
+    run.fail(Anomaly::ReplayMismatch, "before its TTL the key did not replay the first transfer", &again, &before,
+             "the first response replayed:\n" + show_exchange(first));
+
+  run.advance_clock_ms(2 * kTtlMarginMs, "just past the key's TTL");
+  Exchange after = run.settle(again);
+  bool replayed = after.response && after.response->header("Idempotent-Replayed").value_or("") == "true";
+  if (!is_success(after) || replayed || entry_id(after) == entry_id(first))
+    run.fail(Anomaly::ExpiredKeyHonoured, "after its TTL the same request was not a new transfer", &again, &after,
+             "201: a new transfer (the key expired " + std::to_string(run.target().facts().key_ttl_seconds) +
+                 " s after its first use)");
+}
+
+void policy(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  (void)from;
+  (void)to;
+  auto res = run.api().as_client(alice->token, "GET", "/idempotency-policy");
+  const auto& facts = run.target().facts();
+  nlohmann::json want = {{"scope", {"client", "endpoint", "key"}},
+                         {"key_ttl_seconds", facts.key_ttl_seconds},
+                         {"lease_seconds", facts.lease_seconds},
+                         {"replay_header", "Idempotent-Replayed"}};
+  std::string got = std::to_string(res.status) + " " + res.body.substr(0, 400);
+  if (res.status != 200 || res.media_type() != "application/json")
+    return run.findings().push_back({Anomaly::PolicyMismatch,
+                                     "GET /idempotency-policy answered " + std::to_string(res.status),
+                                     "GET /idempotency-policy", got, "200 " + want.dump()});
+  nlohmann::json j = json_body_or_throw(res, "GET /idempotency-policy");
+  for (const auto& [member, value] : want.items())
+    if (!j.is_object() || j.value(member, nlohmann::json()) != value)
+      run.findings().push_back({Anomaly::PolicyMismatch,
+                                "\"" + member + "\" is " +
+                                    (j.is_object() ? j.value(member, nlohmann::json()).dump() : "missing") +
+                                    ", the server was started with (or behaves as) " + value.dump(),
+                                "GET /idempotency-policy", got, want.dump()});
+  bool stores_201 = false;
+  if (j.is_object() && j.contains("stored_statuses") && j["stored_statuses"].is_array())
+    for (const auto& s : j["stored_statuses"]) stores_201 = stores_201 || s == 201;
+  if (!stores_201)
+    run.findings().push_back(
+        {Anomaly::PolicyMismatch, "\"stored_statuses\" does not list 201", "GET /idempotency-policy", got, ""});
+  // How the fingerprint is described is free (a name, or an object with algorithm and input); it must be there.
+  if (!j.is_object() || !j.contains("fingerprint") || !(j["fingerprint"].is_string() || j["fingerprint"].is_object()))
+    run.findings().push_back({Anomaly::PolicyMismatch, "\"fingerprint\" is missing (a string or an object)",
+                              "GET /idempotency-policy", got, ""});
+}
+
+}  // namespace
+
+std::vector<Check> stage6_checks() {
+  const std::string section = "Stage 6: scope and retention";
+  return {
+      {"stage6.foreign-same-body", 6, "another client's same key and body gets its own 404, never the first response",
+       section, "scope keys by (client, endpoint, key), and look the key up only after authentication", Needs::Nothing,
+       [](CheckRun& r) { foreign_client(r, true); }},
+      {"stage6.foreign-own-body", 6, "another client's same key with its own body is its own transfer", section,
+       "scope keys by (client, endpoint, key)", Needs::Nothing, [](CheckRun& r) { foreign_client(r, false); }},
+      {"stage6.endpoint-scope", 6, "the same key on /transfers and /payouts is two requests", section,
+       "the endpoint is part of the key's scope", Needs::Nothing, endpoint_scope},
+      {"stage6.key-ttl", 6, "before the TTL a repeat replays; after it the same request is a new transfer", section,
+       "expire keys --key-ttl seconds after first use, on the lab clock", Needs::Nothing, key_ttl},
+      {"stage6.policy", 6, "GET /idempotency-policy matches the flags and the behaviour", section,
+       "report scope, key_ttl_seconds, lease_seconds, fingerprint, stored_statuses, replay_header", Needs::Nothing,
+       policy},
+  };
+}
+
+}  // namespace grader

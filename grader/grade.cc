@@ -1,0 +1,129 @@
+// grade.cc: see grade.h. The order of a run: seed, history, server, contract, checks, reports.
+#include "grader/grade.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include "grader/junit_xml.h"
+#include "grader/report.h"
+#include "grader/results_json.h"
+#include "grader/runner.h"
+
+namespace grader {
+namespace {
+
+std::string quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::optional<Address> parse_url(const std::string& url) {
+  std::string rest = url.rfind("http://", 0) == 0 ? url.substr(7) : url;
+  rest = rest.substr(0, rest.find('/'));
+  auto colon = rest.rfind(':');
+  if (colon == std::string::npos) return std::nullopt;
+  try {
+    return Address{rest.substr(0, colon), std::stoi(rest.substr(colon + 1))};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string repeat_command(const GraderOptions& o, std::uint64_t seed) {
+  std::string cmd = "grader --stage " + std::to_string(o.stage);
+  if (o.only) cmd += " --only " + std::to_string(*o.only);
+  cmd += o.server.empty() ? " --url " + quoted(o.url) + " --admin-token " + quoted(o.admin_token)
+                          : " --server " + quoted(o.server);
+  if (o.lease_seconds) cmd += " --lease " + std::to_string(*o.lease_seconds);
+  if (o.key_ttl_seconds) cmd += " --key-ttl " + std::to_string(*o.key_ttl_seconds);
+  return cmd + " --seed " + std::to_string(seed);
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) std::cerr << "grader: cannot write " << path << "\n";
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+std::uint64_t fresh_seed() {
+  std::random_device device;
+  return (static_cast<std::uint64_t>(device()) << 32 | device()) % 1'000'000'000;  // short enough to type
+}
+
+int run_grade(const GraderOptions& o) {
+  const bool colour = use_colour(STDOUT_FILENO);
+  const std::uint64_t seed = o.seed.value_or(fresh_seed());
+  const std::string repeat = repeat_command(o, seed);
+  ServerFacts facts = facts_from_command(o.server);
+  if (o.lease_seconds) facts.lease_seconds = *o.lease_seconds;
+  if (o.key_ttl_seconds) facts.key_ttl_seconds = *o.key_ttl_seconds;
+
+  auto all = all_checks();
+  Selection selection{o.stage, o.only, o.check};
+  auto selected = select_checks(all, selection);
+  if (selected.empty()) {
+    std::cerr << "grader: no check is named '" << o.check.value_or("") << "' (grader --list shows them)\n";
+    return 2;
+  }
+
+  History history;
+  std::ofstream history_file;
+  if (!o.history_path.empty()) {
+    history_file.open(o.history_path, std::ios::binary);
+    history.stream_to(&history_file);
+  } else if (o.verbose) {
+    history.stream_to(&std::cerr);
+  }
+
+  std::cout << "grader: seed " << seed << " (repeat with --seed " << seed << ")\n";
+  auto started = std::chrono::steady_clock::now();
+  std::unique_ptr<Target> target;
+  kill_servers_on_signal();
+  try {
+    if (!o.server.empty()) {
+      target = Target::launch(o.server, facts);
+    } else {
+      auto address = parse_url(o.url);
+      if (!address) {
+        std::cerr << "grader: --url must look like http://127.0.0.1:8080\n";
+        return 2;
+      }
+      target = Target::attach(*address, o.admin_token, facts);
+    }
+  } catch (const StartError& e) {
+    std::cout << e.what();
+    if (!o.json_path.empty())
+      write_file(o.json_path,
+                 results_json({}, repeat, 0, std::string("The server did not start.\n") + e.what()).dump(2));
+    if (!o.junit_path.empty()) write_file(o.junit_path, junit_xml({}, repeat, 0));
+    return 1;
+  }
+  std::cout << "grader: server " << target->describe() << "\n";
+
+  // With --url the server keeps its keys between runs: a per-run nonce keeps this run's keys new.
+  RunConfig config{seed, o.url.empty() ? "" : std::to_string(fresh_seed() % 100'000) + "-", repeat};
+  TerminalReporter reporter(std::cout, colour, repeat, isatty(STDOUT_FILENO));
+  auto outcomes = run_checks(*target, history, selected, config, &reporter);
+  target->stop();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  print_summary(std::cout, outcomes, colour, seconds);
+
+  std::string header = "seed " + std::to_string(seed) + "; server: " + target->describe();
+  bool written = true;  // a report that was asked for and not written is a failed run, whatever the checks say
+  if (!o.json_path.empty()) written &= write_file(o.json_path, results_json(outcomes, repeat, seconds, header).dump(2));
+  if (!o.junit_path.empty()) written &= write_file(o.junit_path, junit_xml(outcomes, repeat, seconds));
+  if (!o.history_path.empty()) {
+    written &= static_cast<bool>(history_file);
+    std::cout << "grader: history in " << o.history_path << "\n";
+  }
+  return all_passed(outcomes) && written ? 0 : 1;
+}
+
+}  // namespace grader

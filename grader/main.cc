@@ -1,0 +1,37 @@
+// main.cc: the grader's entry point, a table of contents. LAB.md "The grader".
+//
+//   options.cc        the command line
+//   grade.cc          one server: start it (server_process.cc, target.cc), run the checks (runner.cc)
+//   checks_*.cc       the checks, stage by stage; check_run.cc is what they send and record with
+//   wire.cc           HTTP on raw sockets; history.cc the record of every attempt; audit.cc the verdicts
+//   report.cc, results_json.cc, junit_xml.cc   what people and CI systems read
+//   matrix.cc         the grader checking itself against every reference stage and wrong turn
+#include <iostream>
+
+#include "grader/check.h"
+#include "grader/grade.h"
+#include "grader/matrix.h"
+#include "grader/options.h"
+
+int main(int argc, char** argv) {
+  auto parsed = grader::parse_grader_options(std::vector<std::string>(argv + 1, argv + argc));
+  if (auto* error = std::get_if<std::string>(&parsed)) {
+    std::cerr << "grader: " << *error << "\nTry 'grader --help'.\n";
+    return 2;
+  }
+  const auto& options = std::get<grader::GraderOptions>(parsed);
+  switch (options.mode) {
+    case grader::GraderOptions::Mode::Help:
+      std::cout << grader::usage();
+      return 0;
+    case grader::GraderOptions::Mode::List:
+      for (const auto& check : grader::all_checks())
+        std::cout << check.name << "  " << check.title << "  (LAB.md \"" << check.section << "\")\n";
+      return 0;
+    case grader::GraderOptions::Mode::Matrix:
+      return grader::run_matrix(options);
+    case grader::GraderOptions::Mode::Grade:
+      return grader::run_grade(options);
+  }
+  return 2;
+}

@@ -1,0 +1,119 @@
+// options.cc: see options.h.
+#include "grader/options.h"
+
+#include <charconv>
+
+namespace grader {
+namespace {
+
+template <typename T>
+std::optional<T> number(const std::string& text, T min, T max) {
+  T value{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+std::string usage() {
+  return R"(grader: grades an Idempotency Key Lab server through its HTTP contract (LAB.md "The grader").
+
+Usage:
+  grader --stage N --server "<command>" [options]
+  grader --stage N --url http://127.0.0.1:PORT --admin-token T [options]
+  grader matrix --bin-dir <build>/stages [--seed S]
+  grader --list
+
+The server command may use {port}, {db} and {admin_token}; the grader fills them with a free port, a
+fresh database in a temporary folder and a random token, runs the command with /bin/sh -c in its own
+process group, waits for GET /healthz, restarts it (same database) after the crashes it causes, and
+stops it at the end. Any language works, e.g.
+  grader --stage 2 --server "python3 server.py --port {port} --db {db} --admin-token {admin_token} --lab-controls"
+The server must honour --lab-controls (Lab-Delay-Ms, Lab-Crash, POST /admin/clock).
+
+Options:
+  --stage N          grade stages 1..N (default 6); the contract (stage 0) always runs first
+  --only N           grade stage N only
+  --check NAME       run one check (names: grader --list), e.g. stage4.crash-before-money
+  --seed S           repeat a run's inputs and fault schedule (the seed is printed at the start)
+  --server CMD       start the server under test (see above)
+  --url URL          grade a running server; checks that crash it are skipped
+  --admin-token T    the running server's admin token (with --url)
+  --lease S          the server's --lease (default: read from the command, else 30)
+  --key-ttl S        the server's --key-ttl (default: read from the command, else 86400)
+  --json FILE        write Gradescope's results.json
+  --junit FILE       write JUnit XML
+  --history FILE     keep the history of every attempt (JSON Lines; format in LAB.md "The grader")
+  --verbose          print the history while it is recorded (on stderr)
+  --list             list the checks
+  --help             this text
+
+Exit status: 0 when every selected check passed, 1 when one failed, 2 for a usage error.
+Colour only on a terminal; NO_COLOR turns it off.
+)";
+}
+
+std::variant<GraderOptions, std::string> parse_grader_options(const std::vector<std::string>& args) {
+  GraderOptions o;
+  std::size_t i = 0;
+  if (!args.empty() && args[0] == "matrix") {
+    o.mode = GraderOptions::Mode::Matrix;
+    i = 1;
+  }
+  for (; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    auto value = [&]() -> std::optional<std::string> {
+      if (i + 1 >= args.size()) return std::nullopt;
+      return args[++i];
+    };
+    auto need = [&](auto parsed, const char* what) -> std::optional<std::string> {
+      if (!parsed) return arg + " needs " + what;
+      return std::nullopt;
+    };
+    std::optional<std::string> error;
+    if (arg == "--help" || arg == "-h") {
+      o.mode = GraderOptions::Mode::Help;
+    } else if (arg == "--list") {
+      o.mode = GraderOptions::Mode::List;
+    } else if (arg == "--verbose") {
+      o.verbose = true;
+    } else if (arg == "--stage" || arg == "--only") {
+      auto v = value();
+      auto n = v ? number<int>(*v, 1, 6) : std::nullopt;
+      if (!(error = need(n, "a stage from 1 to 6"))) (arg == "--stage" ? o.stage : o.only.emplace()) = *n;
+    } else if (arg == "--seed") {
+      auto v = value();
+      auto n = v ? number<std::uint64_t>(*v, 0, UINT64_MAX) : std::nullopt;
+      if (!(error = need(n, "a whole number"))) o.seed = *n;
+    } else if (arg == "--lease" || arg == "--key-ttl") {
+      auto v = value();
+      auto n = v ? number<std::int64_t>(*v, 1, 365LL * 24 * 3600) : std::nullopt;
+      if (!(error = need(n, "a number of seconds"))) (arg == "--lease" ? o.lease_seconds : o.key_ttl_seconds) = *n;
+    } else if (arg == "--check" || arg == "--server" || arg == "--url" || arg == "--admin-token" || arg == "--json" ||
+               arg == "--junit" || arg == "--history" || arg == "--bin-dir") {
+      auto v = value();
+      if (!(error = need(v, "a value"))) {
+        if (arg == "--check") o.check = *v;
+        if (arg == "--server") o.server = *v;
+        if (arg == "--url") o.url = *v;
+        if (arg == "--admin-token") o.admin_token = *v;
+        if (arg == "--json") o.json_path = *v;
+        if (arg == "--junit") o.junit_path = *v;
+        if (arg == "--history") o.history_path = *v;
+        if (arg == "--bin-dir") o.bin_dir = *v;
+      }
+    } else {
+      error = "unknown option '" + arg + "'";
+    }
+    if (error) return *error;
+  }
+  if (o.mode == GraderOptions::Mode::Grade) {
+    if (o.server.empty() == o.url.empty()) return std::string("give exactly one of --server and --url");
+    if (!o.url.empty() && o.admin_token.empty()) return std::string("--url needs --admin-token");
+  }
+  if (o.mode == GraderOptions::Mode::Matrix && o.bin_dir.empty()) return std::string("matrix needs --bin-dir");
+  return o;
+}
+
+}  // namespace grader

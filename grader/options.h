@@ -1,0 +1,37 @@
+// options.h: the grader's command line. `grader --help` prints usage().
+//
+//   grader --stage N --server "<command with {port} {db} {admin_token}>" [options]
+//   grader --stage N --url http://127.0.0.1:8080 --admin-token T [options]
+//   grader matrix --bin-dir build/stages [--seed S]
+//   grader --list
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace grader {
+
+struct GraderOptions {
+  enum class Mode { Grade, Matrix, List, Help };
+  Mode mode = Mode::Grade;
+  int stage = 6;
+  std::optional<int> only;
+  std::optional<std::string> check;
+  std::string server;       // --server command template
+  std::string url;          // --url
+  std::string admin_token;  // with --url
+  std::optional<std::uint64_t> seed;
+  std::string json_path, junit_path, history_path;
+  std::optional<std::int64_t> lease_seconds, key_ttl_seconds;
+  std::string bin_dir;  // matrix
+  bool verbose = false;
+};
+
+// The options, or a message saying what is wrong.
+std::variant<GraderOptions, std::string> parse_grader_options(const std::vector<std::string>& args);
+std::string usage();
+
+}  // namespace grader

@@ -1,0 +1,46 @@
+// report.h: how outcomes are shown to a person: one line per check, and for a failure what was sent,
+// what came back, what was expected, the balances, a hint, the LAB.md section and the command that
+// repeats it. LAB.md "The grader" (output).
+//
+//   TerminalReporter reporter(std::cout, use_colour(STDOUT_FILENO), config.repeat_command);
+//   run_checks(..., &reporter);
+//   print_summary(std::cout, outcomes, colour);
+//
+// Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "grader/runner.h"
+
+namespace grader {
+
+bool use_colour(int fd);
+
+// The failure's full text, without colour (also the "output" of results.json and JUnit).
+std::string describe_failure(const CheckOutcome& outcome, const std::string& repeat_command);
+std::string check_line(const CheckOutcome& outcome, bool colour);  // "  PASS  stage1  name  title  0.02s"
+// "grader ... --check NAME": the repeat command with the check appended.
+std::string repeat_for(const std::string& repeat_command, const std::string& check_name);
+
+class TerminalReporter : public Reporter {
+ public:
+  TerminalReporter(std::ostream& out, bool colour, std::string repeat_command, bool progress)
+      : out_(out), colour_(colour), repeat_(std::move(repeat_command)), progress_(progress) {}
+  void started(const Check& check) override;
+  void finished(const CheckOutcome& outcome) override;
+  void contract_failed() override;
+
+ private:
+  std::ostream& out_;
+  const bool colour_;
+  const std::string repeat_;
+  const bool progress_;  // a "running ..." line overwritten by the result (terminals only)
+  int last_stage_ = -1;
+};
+
+void print_summary(std::ostream& out, const std::vector<CheckOutcome>& outcomes, bool colour, double seconds);
+
+}  // namespace grader

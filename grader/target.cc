@@ -1,0 +1,70 @@
+// target.cc: see target.h.
+#include "grader/target.h"
+
+#include <charconv>
+#include <sstream>
+
+namespace grader {
+
+ServerFacts facts_from_command(const std::string& command) {
+  ServerFacts facts;
+  std::istringstream words(command);
+  std::string word, previous;
+  while (words >> word) {
+    std::int64_t value = 0;
+    bool number = std::from_chars(word.data(), word.data() + word.size(), value).ec == std::errc();
+    if (number && previous == "--lease") facts.lease_seconds = value;
+    if (number && previous == "--key-ttl") facts.key_ttl_seconds = value;
+    previous = word;
+  }
+  return facts;
+}
+
+std::unique_ptr<Target> Target::launch(const std::string& command_template, ServerFacts facts) {
+  std::unique_ptr<Target> t(new Target());
+  t->process_ = std::make_unique<ServerProcess>(command_template);
+  t->process_->start();
+  t->address_ = t->process_->address();
+  t->admin_token_ = t->process_->admin_token();
+  t->facts_ = facts;
+  return t;
+}
+
+std::unique_ptr<Target> Target::attach(Address address, std::string admin_token, ServerFacts facts) {
+  std::unique_ptr<Target> t(new Target());
+  t->address_ = std::move(address);
+  t->admin_token_ = std::move(admin_token);
+  t->facts_ = facts;
+  return t;
+}
+
+Address Target::address() const {
+  std::lock_guard lock(mutex_);
+  return address_;
+}
+
+std::string Target::describe() const { return process_ ? process_->command() : "http://" + address().authority(); }
+
+std::string Target::stderr_tail() const {
+  return process_ ? process_->stderr_tail() : "    (not started by the grader)\n";
+}
+
+bool Target::alive() { return !process_ || process_->alive(); }
+
+void Target::restart_after_crash() {
+  if (!process_) return;
+  if (!process_->wait_for_exit(kExitWait)) process_->stop();  // it did not crash when told: end it anyway
+  process_->restart();
+  std::lock_guard lock(mutex_);
+  address_ = process_->address();
+}
+
+void Target::sigkill() {
+  if (process_) process_->kill_group();
+}
+
+void Target::stop() {
+  if (process_) process_->stop();
+}
+
+}  // namespace grader

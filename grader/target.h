@@ -1,0 +1,59 @@
+// target.h: the server being graded, started by the grader (--server) or already running (--url).
+// LAB.md "The grader".
+//
+//   Target target = Target::launch(command, facts);   // or Target::attach(address, admin_token, facts)
+//   target.address();                  // where to send requests now (changes when restarted)
+//   target.can_restart();              // false for --url: crash checks are skipped
+//   target.restart_after_crash();      // waits for the process to end, starts it again (same database)
+//   target.sigkill();                  // SIGKILL of the process group, then nothing: call restart
+//
+// Thread safety: address() may be called from burst threads; restarts happen only between bursts.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "grader/server_process.h"
+#include "grader/wire.h"
+
+namespace grader {
+
+// What the grader assumes about the server's configuration (LAB.md "The process").
+struct ServerFacts {
+  std::int64_t lease_seconds = 30;        // --lease default
+  std::int64_t key_ttl_seconds = 86'400;  // --key-ttl default
+};
+
+// Reads "--lease N" and "--key-ttl N" from a server command line, if present.
+ServerFacts facts_from_command(const std::string& command);
+
+class Target {
+ public:
+  static std::unique_ptr<Target> launch(const std::string& command_template, ServerFacts facts);
+  static std::unique_ptr<Target> attach(Address address, std::string admin_token, ServerFacts facts);
+
+  Address address() const;
+  const std::string& admin_token() const { return admin_token_; }
+  const ServerFacts& facts() const { return facts_; }
+  bool can_restart() const { return process_ != nullptr; }
+  std::string describe() const;  // the command line, or the URL
+  std::string stderr_tail() const;
+
+  bool alive();  // --url: always true
+  // Waits for the process to end (it was told to crash), then starts it again. Throws StartError.
+  void restart_after_crash();
+  void sigkill();
+  void stop();
+
+ private:
+  Target() = default;
+  std::unique_ptr<ServerProcess> process_;  // null with --url
+  mutable std::mutex mutex_;
+  Address address_;  // guarded by mutex_
+  std::string admin_token_;
+  ServerFacts facts_;
+};
+
+}  // namespace grader
