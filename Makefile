@@ -1,6 +1,7 @@
 # The front door. `make demo` and `make test` are the two promised commands (README.md); both install
 # missing Debian packages first (scripts/ensure-deps.sh) and rebuild only what changed.
 BUILD      ?= build
+TEST_ENV   ?=
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
@@ -26,16 +27,20 @@ build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS)
 
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+	cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -j$(JOBS)
 
 demo: build
 	@BUILD=$(BUILD) scripts/demo.sh
 
+# The servers that the tests start are sanitized too: halt_on_error makes a server die at its first
+# report, so the test driving it fails instead of the report going unread in the server's stderr.
 asan:
-	$(MAKE) test BUILD=build-asan CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=address"
+	$(MAKE) test BUILD=build-asan CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=address" \
+	  TEST_ENV="ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"
 
 tsan:
-	$(MAKE) test BUILD=build-tsan CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread"
+	$(MAKE) test BUILD=build-tsan CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread" \
+	  TEST_ENV="TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1"
 
 lesson-diffs:
 	scripts/lesson-diffs.sh write
