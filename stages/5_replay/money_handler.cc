@@ -68,9 +68,11 @@ void handle_money_request(Lab& lab, const KeyTable& keys, const httplib::Request
     reply_outcome(res, outcome);                                 // rendered once ...
     keys.complete(tx.conn(), *claim, StoredResponse::Of(res));   // ... and stored with the money
     tx.commit();
-  } catch (const DatabaseBusy&) {
-    keys.release(*claim);   // not the request's fault: free the key for a retry
-    throw;                  // answered 503 service-unavailable
+  } catch (...) {
+    // Not the request's fault (database busy: 503; a bug: 500). The transaction rolled back, so nothing
+    // moved: free the key (fenced, so only our own claim) for a retry, and let the error be answered.
+    keys.release(*claim);
+    throw;
   }
   lab.controls.crash_if_asked(req, CrashPoint::AfterMoney);
 }

@@ -1,12 +1,14 @@
 // key_table.cc: stage 6's key table. See key_table.h. LAB.md "Stage 6: scope and retention".
 //
 // Schema:
-//   idempotency_keys(client_id, endpoint, key, fingerprint, state 'in_progress'|'completed', fence, locked_until,
+//   idempotency_keys(id, client_id, endpoint, key, fingerprint, state 'in_progress'|'completed', fence, locked_until,
 //                    response_status, response_content_type, response_body, created_at, expires_at,
 //                    UNIQUE (client_id, endpoint, key))
 // The scope (client_id, endpoint, key) is what is unique: a key means something only to the client that
 // made it, for the endpoint it sent it to. expires_at = created_at + --key-ttl: after it the row is
-// deleted (by claim() for its own scope, and in batches by the sweeper) and the key means nothing.
+// deleted (by claim() for its own scope, and in batches by the sweeper) and the key means nothing, except
+// that a row still in progress within its lease is kept until the lease runs out: its holder may be
+// about to complete it. id (AUTOINCREMENT, never reused) tells the lives of one scope apart.
 // The stored response (set when completed): response_status (the HTTP status), response_content_type (the
 // Content-Type header: the only header a repeat needs) and response_body (a BLOB: the exact bytes sent).
 //
@@ -36,6 +38,7 @@ using namespace lab;
 KeyTable::KeyTable(Database& db) : db_(db) {
   db_.exec_script(R"sql(
     CREATE TABLE IF NOT EXISTS idempotency_keys (
+      id             INTEGER PRIMARY KEY AUTOINCREMENT,
       client_id      INTEGER NOT NULL REFERENCES clients(id),
       endpoint       TEXT    NOT NULL,
       key            TEXT    NOT NULL,
@@ -60,7 +63,8 @@ Claim KeyTable::claim(const Scope& scope, const std::string& fingerprint, std::i
   auto tx = db_.begin_write();
   // An expired row of this scope is gone already, even if the sweeper has not reached it yet.
   tx.conn()
-      .prepare("DELETE FROM idempotency_keys WHERE client_id = ?1 AND endpoint = ?2 AND key = ?3 AND expires_at <= ?4")
+      .prepare("DELETE FROM idempotency_keys WHERE client_id = ?1 AND endpoint = ?2 AND key = ?3 AND expires_at <= ?4 "
+               "AND (state = 'completed' OR locked_until <= ?4)")
       .bind(1, scope.client_id)
       .bind(2, scope.endpoint)
       .bind(3, scope.key)
@@ -77,14 +81,15 @@ Claim KeyTable::claim(const Scope& scope, const std::string& fingerprint, std::i
       .bind(6, now_ms)
       .bind(7, now_ms + ttl_ms)
       .run();
+  Claim claim{tx.conn().last_insert_rowid(), 1};
   tx.commit();
-  return Claim{scope, 1};
+  return claim;
 }
 
 std::optional<KeyRow> KeyTable::find(const Scope& scope) const {
   auto row = db_.conn().prepare(
       "SELECT fingerprint, state, fence, locked_until, response_status, response_content_type, response_body, "
-      "expires_at FROM idempotency_keys WHERE client_id = ?1 AND endpoint = ?2 AND key = ?3");
+      "expires_at, id FROM idempotency_keys WHERE client_id = ?1 AND endpoint = ?2 AND key = ?3");
   if (!row.bind(1, scope.client_id).bind(2, scope.endpoint).bind(3, scope.key).step()) return std::nullopt;
   KeyRow r;
   r.scope = scope;
@@ -96,6 +101,7 @@ std::optional<KeyRow> KeyTable::find(const Scope& scope) const {
   r.response.content_type = row.column_text(5);
   r.response.body = row.column_text(6);
   r.expires_at = row.column_int64(7);
+  r.id = row.column_int64(8);
   return r;
 }
 
@@ -104,38 +110,31 @@ std::optional<Claim> KeyTable::take_over(const KeyRow& expired, std::int64_t now
   auto tx = db_.begin_write();
   tx.conn()
       .prepare("UPDATE idempotency_keys SET fence = fence + 1, locked_until = ?1 "
-               "WHERE client_id = ?2 AND endpoint = ?3 AND key = ?4 AND fence = ?5 AND state = 'in_progress' "
-               "AND locked_until <= ?6")
+               "WHERE id = ?2 AND fence = ?3 AND state = 'in_progress' AND locked_until <= ?4")
       .bind(1, now_ms + lease_ms)
-      .bind(2, expired.scope.client_id)
-      .bind(3, expired.scope.endpoint)
-      .bind(4, expired.scope.key)
-      .bind(5, expired.fence)
-      .bind(6, now_ms)
+      .bind(2, expired.id)
+      .bind(3, expired.fence)
+      .bind(4, now_ms)
       .run();
   bool taken = tx.conn().changes() == 1;
   tx.commit();
   if (!taken) return std::nullopt;
-  return Claim{expired.scope, expired.fence + 1};
+  return Claim{expired.id, expired.fence + 1};
 }
 
 bool KeyTable::holds(Connection& tx, const Claim& claim) const {
-  auto row = tx.prepare("SELECT fence, state FROM idempotency_keys WHERE client_id = ?1 AND endpoint = ?2 AND key = ?3");
-  row.bind(1, claim.scope.client_id).bind(2, claim.scope.endpoint).bind(3, claim.scope.key);
-  return row.step() && row.column_int64(0) == claim.fence && row.column_text(1) == kInProgress;
+  auto row = tx.prepare("SELECT fence, state FROM idempotency_keys WHERE id = ?1");
+  return row.bind(1, claim.id).step() && row.column_int64(0) == claim.fence && row.column_text(1) == kInProgress;
 }
 
 void KeyTable::complete(Connection& tx, const Claim& claim, const StoredResponse& response) const {
   tx.prepare("UPDATE idempotency_keys SET state = 'completed', response_status = ?1, response_content_type = ?2, "
-             "response_body = ?3 WHERE client_id = ?4 AND endpoint = ?5 AND key = ?6 AND fence = ?7 "
-             "AND state = 'in_progress'")
+             "response_body = ?3 WHERE id = ?4 AND fence = ?5 AND state = 'in_progress'")
       .bind(1, response.status)
       .bind(2, response.content_type)
       .bind_blob(3, response.body)
-      .bind(4, claim.scope.client_id)
-      .bind(5, claim.scope.endpoint)
-      .bind(6, claim.scope.key)
-      .bind(7, claim.fence)
+      .bind(4, claim.id)
+      .bind(5, claim.fence)
       .run();
   // Invariant: the caller checked holds() in this same transaction, so exactly one row changed.
   if (tx.changes() != 1) throw std::logic_error("completed a key whose claim was not held");
@@ -145,12 +144,9 @@ void KeyTable::release(const Claim& claim) const {
   // The request failed for a reason that is not its own (503): forget the claim so a retry may run.
   auto tx = db_.begin_write();
   tx.conn()
-      .prepare("DELETE FROM idempotency_keys WHERE client_id = ?1 AND endpoint = ?2 AND key = ?3 AND fence = ?4 "
-               "AND state = 'in_progress'")
-      .bind(1, claim.scope.client_id)
-      .bind(2, claim.scope.endpoint)
-      .bind(3, claim.scope.key)
-      .bind(4, claim.fence)
+      .prepare("DELETE FROM idempotency_keys WHERE id = ?1 AND fence = ?2 AND state = 'in_progress'")
+      .bind(1, claim.id)
+      .bind(2, claim.fence)
       .run();
   tx.commit();
 }
@@ -160,7 +156,8 @@ int KeyTable::delete_expired(std::int64_t now_ms, int batch) const {
   auto tx = db_.begin_write();
   tx.conn()
       .prepare("DELETE FROM idempotency_keys WHERE rowid IN "
-               "(SELECT rowid FROM idempotency_keys WHERE expires_at <= ?1 LIMIT ?2)")
+               "(SELECT rowid FROM idempotency_keys WHERE expires_at <= ?1 "
+               "AND (state = 'completed' OR locked_until <= ?1) LIMIT ?2)")
       .bind(1, now_ms)
       .bind(2, batch)
       .run();

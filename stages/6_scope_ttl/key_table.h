@@ -34,8 +34,10 @@ struct Scope {
 };
 
 // The right to finish the request of one key: valid while the row's fence still equals this fence.
+// Rows now die (expiry) and a scope can be claimed again, so a claim names its row by id, which is never
+// reused (AUTOINCREMENT): a holder that outlived its row cannot complete the next row of the same key.
 struct Claim {
-  Scope scope;
+  std::int64_t id = 0;
   std::int64_t fence = 0;
 };
 
@@ -51,6 +53,7 @@ struct StoredResponse {
 
 // A key's row as stored. The response is set only when state is completed.
 struct KeyRow {
+  std::int64_t id = 0;
   Scope scope;
   std::string fingerprint;
   std::string state;

@@ -91,3 +91,29 @@ TEST_CASE("stage 6 publishes the policy it follows", "[e2e][stage6]") {
   CHECK(policy["scope"] == nlohmann::json::array({"client", "endpoint", "key"}));
   CHECK(policy["replay_header"] == "Idempotent-Replayed");
 }
+
+TEST_CASE("stage 6 does not let a request that outlived its key complete the key's next life", "[e2e][stage6]") {
+  World w("stage6_scope_ttl", {"--key-ttl", "60"});
+  Reply slow_reply;
+  std::thread slow([&] { slow_reply = w.send("k", w.body(100), {{"Lab-Delay-Ms", "600"}}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  w.admin.advance_clock_ms(61'000);   // past the key's TTL and the slow claim's lease
+  auto next_life = w.send("k", w.body(999));   // the same key, now a new request
+  slow.join();
+  CHECK(next_life.status == 201);
+  CHECK(slow_reply.status == 409);    // its row is gone: it must not complete the new one
+  CHECK(w.transfers() == 1);
+  CHECK(w.alice.balance(w.from) == 10'000 - 999);
+  auto repeat = w.send("k", w.body(999));
+  CHECK(repeat.body == next_life.body);
+}
+
+TEST_CASE("stage 6 keeps an expired key while its first request still holds the lease", "[e2e][stage6]") {
+  World w("stage6_scope_ttl", {"--key-ttl", "1"});
+  std::thread slow([&] { w.send("k", w.body(100), {{"Lab-Delay-Ms", "500"}}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  w.admin.advance_clock_ms(2'000);   // past the TTL, within the 30 s lease
+  CHECK(w.send("k", w.body(100)).status == 409);
+  slow.join();
+  CHECK(w.transfers() == 1);
+}
