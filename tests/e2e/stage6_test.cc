@@ -98,7 +98,8 @@ TEST_CASE("stage 6 does not let a request that outlived its key complete the key
   std::thread slow([&] { slow_reply = w.send("k", w.body(100), {{"Lab-Delay-Ms", "600"}}); });
   std::this_thread::sleep_for(std::chrono::milliseconds(150));
   w.admin.advance_clock_ms(61'000);   // past the key's TTL and the slow claim's lease
-  auto next_life = w.send("k", w.body(999));   // the same key, now a new request
+  // The same key, now a new request, itself slow: the first one wakes up while this one holds the key.
+  auto next_life = w.send("k", w.body(999), {{"Lab-Delay-Ms", "900"}});
   slow.join();
   CHECK(next_life.status == 201);
   CHECK(slow_reply.status == 409);    // its row is gone: it must not complete the new one
