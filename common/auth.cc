@@ -4,13 +4,17 @@
 #include <httplib.h>
 #include <openssl/crypto.h>
 
+#include <cctype>
+
 namespace lab {
 namespace {
 
 std::optional<std::string> bearer_token(const httplib::Request& req) {
-  static constexpr std::string_view kScheme = "Bearer ";
+  static constexpr std::string_view kScheme = "bearer ";   // RFC 9110 section 11.1: case-insensitive
   std::string header = req.get_header_value("Authorization");
-  if (header.size() <= kScheme.size() || header.compare(0, kScheme.size(), kScheme) != 0) return std::nullopt;
+  if (header.size() <= kScheme.size()) return std::nullopt;
+  for (std::size_t i = 0; i < kScheme.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(header[i])) != kScheme[i]) return std::nullopt;
   return header.substr(kScheme.size());
 }
 

@@ -75,7 +75,7 @@ void install_common_routes(Lab& lab, httplib::Server& server, const std::string&
       return reply_problem(res, field_problem("currency", "must be three upper-case letters, e.g. \"USD\""));
     auto client_id = b["client_id"].get<std::int64_t>();
     if (!lab.bank.find_client(client_id))
-      return reply_problem(res, Problem::Of(ProblemType::NotFound, "no client " + std::to_string(client_id)));
+      return reply_problem(res, field_problem("client_id", "no such client"));
     auto account = lab.bank.create_account(client_id, b["balance"].get<std::int64_t>(), b["currency"].get<std::string>());
     reply_json(res, 201, account.to_json());
   });
@@ -86,11 +86,13 @@ void install_common_routes(Lab& lab, httplib::Server& server, const std::string&
     auto limit = query_number(req, "limit", kLedgerPageDefault);
     if (!after || !limit || *limit < 1 || *limit > kLedgerPageMax)
       return reply_problem(res, field_problem("after/limit", "after >= 0, 1 <= limit <= 1000"));
-    auto page = lab.bank.ledger_page(*after, static_cast<int>(*limit));
+    // One row more than asked tells whether another page follows, so next is null on the last page.
+    auto page = lab.bank.ledger_page(*after, static_cast<int>(*limit) + 1);
+    bool more = static_cast<long long>(page.size()) > *limit;
+    if (more) page.pop_back();
     nlohmann::json entries = nlohmann::json::array();
     for (const auto& entry : page) entries.push_back(entry.to_ledger_json());
-    // next: the cursor for the following page, or null when this page is the last one.
-    nlohmann::json next = static_cast<long long>(page.size()) == *limit ? nlohmann::json(page.back().id) : nullptr;
+    nlohmann::json next = more ? nlohmann::json(page.back().id) : nullptr;
     reply_json(res, 200, {{"entries", entries}, {"next", next}});
   });
 

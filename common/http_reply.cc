@@ -3,7 +3,7 @@
 
 #include <httplib.h>
 
-#include "common/canonical_json.h"
+#include "common/money_request.h"
 
 namespace lab {
 
@@ -32,7 +32,7 @@ std::optional<nlohmann::json> parse_json_object_or_reply(const httplib::Request&
   }
   auto parsed = parse_canonical_json(req.body);
   if (auto* error = std::get_if<JsonError>(&parsed)) {
-    reply_problem(res, Problem::Of(ProblemType::JsonSyntax, error->detail));
+    reply_problem(res, json_problem(*error));
     return std::nullopt;
   }
   auto& value = std::get<CanonicalJson>(parsed).value;

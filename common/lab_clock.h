@@ -3,7 +3,7 @@
 // now_ms() is real time (Unix milliseconds) plus an offset that POST /admin/clock moves forward, so the
 // grader can let a lease or a key's TTL run out without waiting. The offset is stored in the database,
 // so it survives a crash and restart on the same file. Everything time-based reads this clock:
-// created_at, leases, key TTL, the sweeper and Retry-After.
+// created_at, leases, key TTL and the sweeper. (Retry-After is a fixed polling hint, not a time on this clock.)
 //
 // Thread safety: all members are safe to call from any thread (offset_ms_ is atomic; advance() writes
 // through the database's write transaction).

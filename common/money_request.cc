@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-ProblemType problem_for(JsonRejection why) {
+ProblemType problem_type_for(JsonRejection why) {
   switch (why) {
     case JsonRejection::Syntax: return ProblemType::JsonSyntax;
     case JsonRejection::DuplicateMember: return ProblemType::JsonDuplicateMember;
@@ -92,6 +92,8 @@ std::optional<std::string> text(const json& body, const char* field, bool requir
 
 }  // namespace
 
+Problem json_problem(const JsonError& error) { return Problem::Of(problem_type_for(error.why), error.detail); }
+
 std::string_view path_of(Endpoint endpoint) { return endpoint == Endpoint::Transfers ? "/transfers" : "/payouts"; }
 std::string_view kind_of(Endpoint endpoint) { return endpoint == Endpoint::Transfers ? "transfer" : "payout"; }
 
@@ -108,7 +110,7 @@ std::variant<MoneyRequest, Problem> parse_money_request(std::string_view content
     return Problem::Of(ProblemType::BodyTooLarge, "body has " + std::to_string(body.size()) +
                                                       " bytes, the limit is " + std::to_string(kMaxBodyBytes));
   auto parsed = parse_canonical_json(body);
-  if (auto* error = std::get_if<JsonError>(&parsed)) return Problem::Of(problem_for(error->why), error->detail);
+  if (auto* error = std::get_if<JsonError>(&parsed)) return json_problem(*error);
   auto& [document, canonical] = std::get<CanonicalJson>(parsed);
 
   FieldErrors errors;

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <variant>
 
+#include "common/canonical_json.h"
 #include "common/problem.h"
 
 namespace httplib { struct Request; struct Response; }
@@ -51,6 +52,9 @@ std::variant<MoneyRequest, Problem> parse_money_request(std::string_view content
 // Answers 415/413/400 itself and returns nothing, or returns the valid request.
 std::optional<MoneyRequest> parse_money_request_or_reply(const httplib::Request& req, httplib::Response& res,
                                                          Endpoint endpoint);
+
+// The 400 for a body that cannot be canonicalized: one problem type per JsonRejection.
+Problem json_problem(const JsonError& error);
 
 // Shared with the admin endpoints: "USD", "EUR", ...: three upper-case ASCII letters.
 bool is_currency_code(std::string_view text);

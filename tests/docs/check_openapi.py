@@ -553,8 +553,8 @@ def drive(c, server):
         account, _ = c.exchange(server, "createAccount 201 (%s %s)" % (owner["name"], currency), "POST",
                                 "/admin/accounts", 201, admin(), body, "createAccount")
         accounts[name] = (account or {}).get("id", 0)
-    c.exchange(server, "createAccount 404 unknown client", "POST", "/admin/accounts", 404, admin(),
-               '{"client_id":999999,"balance":1,"currency":"USD"}', "createAccount", "not-found")
+    c.exchange(server, "createAccount 400 unknown client", "POST", "/admin/accounts", 400, admin(),
+               '{"client_id":999999,"balance":1,"currency":"USD"}', "createAccount", "invalid-field")
     c.exchange(server, "createAccount 400 bad currency", "POST", "/admin/accounts", 400, admin(),
                '{"client_id":%d,"balance":1,"currency":"usd"}' % alice["id"], "createAccount", "invalid-field")
 
