@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "common/bank.h"
@@ -12,6 +13,9 @@
 namespace httplib { struct Request; struct Response; }
 
 namespace lab {
+
+// A fresh secret: prefix + hex of random_bytes bytes from OpenSSL's CSPRNG ("tok_9f2c...").
+std::string random_token(std::string_view prefix, std::size_t random_bytes);
 
 std::optional<Client> authenticate_or_reply(Bank& bank, const httplib::Request& req, httplib::Response& res);
 bool authorize_admin_or_reply(std::string_view admin_token, const httplib::Request& req, httplib::Response& res);

@@ -1,10 +1,9 @@
 // bank.cc: see bank.h.
 #include "common/bank.h"
 
-#include <openssl/rand.h>
-
 #include <stdexcept>
 
+#include "common/auth.h"
 #include "common/fingerprint.h"
 
 namespace lab {
@@ -45,18 +44,6 @@ CREATE TABLE IF NOT EXISTS ledger (
 )sql";
 
 constexpr int kTokenBytes = 32;   // 256 random bits: guessing a token is hopeless
-
-std::string random_token() {
-  unsigned char bytes[kTokenBytes];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("RAND_bytes failed");
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string token = "tok_";
-  for (unsigned char b : bytes) {
-    token += kHex[b >> 4];
-    token += kHex[b & 0xf];
-  }
-  return token;
-}
 
 constexpr const char* kSelectEntry =
     "SELECT id, kind, from_account, to_account, destination, amount, currency, memo, from_balance_after, "
@@ -111,7 +98,7 @@ nlohmann::json LedgerEntry::to_json() const {
 Bank::Bank(Database& db, LabClock& clock) : db_(db), clock_(clock) { db_.exec_script(kSchema); }
 
 Bank::NewClient Bank::create_client(const std::string& name) {
-  std::string token = random_token();
+  std::string token = random_token("tok_", kTokenBytes);
   auto tx = db_.begin_write();
   tx.conn()
       .prepare("INSERT INTO clients (name, token_sha256, created_at) VALUES (?1, ?2, ?3)")

@@ -2,29 +2,15 @@
 #include "common/lab.h"
 
 #include <httplib.h>
-#include <openssl/rand.h>
 
 #include <cstdio>
 #include <memory>
 
+#include "common/auth.h"
 #include "common/http_server.h"
 
 namespace lab {
-namespace {
-
-std::string random_admin_token() {
-  unsigned char bytes[16];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("RAND_bytes failed");
-  std::string token = "adm_";
-  for (unsigned char b : bytes) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    token += kHex[b >> 4];
-    token += kHex[b & 0xf];
-  }
-  return token;
-}
-
-}  // namespace
+constexpr std::size_t kAdminTokenBytes = 16;   // 128 random bits for a token printed at start-up
 
 void install_money_routes(httplib::Server& server, const MoneyHandler& handle_money_request) {
   for (Endpoint endpoint : {Endpoint::Transfers, Endpoint::Payouts})
@@ -44,7 +30,8 @@ int run_stage(int argc, char** argv, const StageInfo& stage, const RouteInstalle
                  options.db_path.c_str(), e.what());
     return 1;
   }
-  std::string admin_token = options.admin_token.empty() ? random_admin_token() : options.admin_token;
+  std::string admin_token =
+      options.admin_token.empty() ? random_token("adm_", kAdminTokenBytes) : options.admin_token;
   if (options.admin_token.empty()) std::fprintf(stderr, "admin token: %s\n", admin_token.c_str());
   std::fprintf(stderr, "%s: database %s%s\n", std::string(stage.name).c_str(), options.db_path.c_str(),
                options.lab_controls ? ", lab controls ON (Lab-Delay-Ms, Lab-Crash, /admin/clock)" : "");
