@@ -54,7 +54,7 @@ TEST_CASE("stage 2 answers a changed amount under the same key with done and mov
 TEST_CASE("stage 2 tells an in-flight repeat done before anything is done (its flaw)", "[e2e][stage2][flaw]") {
   World w("stage2_unique_key");
   std::thread first([&] { w.send("k", w.body(100), {{"Lab-Delay-Ms", "400"}}); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  w.server.wait_for_key_rows(1);   // the first request has claimed its key
   auto repeat = w.send("k", w.body(100));
   auto transfers_when_told_done = w.transfers();
   first.join();

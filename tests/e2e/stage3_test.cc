@@ -40,7 +40,7 @@ TEST_CASE("stage 3 refuses duplicate member names with 400", "[e2e][stage3]") {
 TEST_CASE("stage 3 still tells an in-flight repeat done before anything is done (its flaw)", "[e2e][stage3][flaw]") {
   World w("stage3_fingerprint");
   std::thread first([&] { w.send("k", w.body(100), {{"Lab-Delay-Ms", "400"}}); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  w.server.wait_for_key_rows(1);   // the first request has claimed its key
   auto repeat = w.send("k", w.body(100));
   auto transfers_when_told_done = w.transfers();
   first.join();

@@ -17,7 +17,7 @@ TEST_CASE("stage 4 answers a repeat during a slow first request with 409 and Ret
   World w("stage4_two_phase");
   Reply first;
   std::thread slow([&] { first = w.send("k", w.body(100), {{"Lab-Delay-Ms", "500"}}); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  w.server.wait_for_key_rows(1);   // the first request has claimed its key
   auto repeat = w.send("k", w.body(100));
   slow.join();
   CHECK(repeat.status == 409);
@@ -57,7 +57,7 @@ TEST_CASE("stage 4 fences out a first request slower than its lease", "[e2e][sta
   World w("stage4_two_phase");
   Reply slow_reply;
   std::thread slow([&] { slow_reply = w.send("k", w.body(100), {{"Lab-Delay-Ms", "600"}}); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  w.server.wait_for_key_rows(1);   // the first request has claimed its key
   w.admin.advance_clock_ms(kLeaseMs + 1);             // the slow one's lease has run out
   auto takeover = w.send("k", w.body(100));           // a retry takes the key over and finishes
   CHECK(takeover.status == 201);

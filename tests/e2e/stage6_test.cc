@@ -2,29 +2,12 @@
 // --key-ttl on the lab clock; the policy is published.
 #include <catch2/catch.hpp>
 
-#include <sqlite3.h>
-
 #include <thread>
 
 #include "tests/e2e/world.h"
 
 using namespace lab::testing;
 
-namespace {
-
-// Rows in the key table, read from the server's own database file.
-std::int64_t key_rows(const StageProcess& server) {
-  sqlite3* db = nullptr;
-  sqlite3_open_v2(server.db_path().c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* stmt = nullptr;
-  sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM idempotency_keys", -1, &stmt, nullptr);
-  std::int64_t rows = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return rows;
-}
-
-}  // namespace
 
 TEST_CASE("stage 6 gives another client with the same key and body its own outcome", "[e2e][stage6]") {
   World w("stage6_scope_ttl");
@@ -73,12 +56,12 @@ TEST_CASE("stage 6 replays before the TTL and executes again after it", "[e2e][s
 TEST_CASE("stage 6 sweeps expired keys out of the table", "[e2e][stage6]") {
   World w("stage6_scope_ttl", {"--key-ttl", "60"});
   for (int i = 0; i < 5; ++i) CHECK(w.send("k" + std::to_string(i), w.body(10)).status == 201);
-  CHECK(key_rows(w.server) == 5);
+  CHECK(w.server.key_rows() == 5);
   w.admin.advance_clock_ms(61'000);
   std::int64_t rows = -1;
   for (int i = 0; i < 50 && rows != 0; ++i) {   // the sweeper runs every second
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    rows = key_rows(w.server);
+    rows = w.server.key_rows();
   }
   CHECK(rows == 0);
 }
@@ -96,7 +79,7 @@ TEST_CASE("stage 6 does not let a request that outlived its key complete the key
   World w("stage6_scope_ttl", {"--key-ttl", "60"});
   Reply slow_reply;
   std::thread slow([&] { slow_reply = w.send("k", w.body(100), {{"Lab-Delay-Ms", "600"}}); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  w.server.wait_for_key_rows(1);   // the first request has claimed its key
   w.admin.advance_clock_ms(61'000);   // past the key's TTL and the slow claim's lease
   // The same key, now a new request, itself slow: the first one wakes up while this one holds the key.
   auto next_life = w.send("k", w.body(999), {{"Lab-Delay-Ms", "900"}});
@@ -112,7 +95,7 @@ TEST_CASE("stage 6 does not let a request that outlived its key complete the key
 TEST_CASE("stage 6 keeps an expired key while its first request still holds the lease", "[e2e][stage6]") {
   World w("stage6_scope_ttl", {"--key-ttl", "1"});
   std::thread slow([&] { w.send("k", w.body(100), {{"Lab-Delay-Ms", "500"}}); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  w.server.wait_for_key_rows(1);   // the first request has claimed its key
   w.admin.advance_clock_ms(2'000);   // past the TTL, within the 30 s lease
   CHECK(w.send("k", w.body(100)).status == 409);
   slow.join();

@@ -2,6 +2,7 @@
 #include "tests/e2e/stage_process.h"
 
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -130,6 +131,29 @@ void StageProcess::start() {
   if (line.rfind("listening on ", 0) != 0 || colon == std::string::npos)
     throw std::runtime_error(binary_ + " did not start: '" + line + "'");
   port_ = std::stoi(line.substr(colon + 1));
+}
+
+std::int64_t StageProcess::key_rows() const {
+  sqlite3* db = nullptr;
+  std::int64_t rows = -1;
+  if (sqlite3_open_v2(db_path().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 1000);
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM idempotency_keys", -1, &stmt, nullptr) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW)
+      rows = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close(db);
+  return rows;
+}
+
+void StageProcess::wait_for_key_rows(std::int64_t rows) const {
+  for (int i = 0; i < 1000; ++i) {
+    if (key_rows() >= rows) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  throw std::runtime_error("no request claimed its key within 10 s");
 }
 
 int StageProcess::wait_for_exit() {

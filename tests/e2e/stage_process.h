@@ -65,6 +65,12 @@ class StageProcess {
   LabClient admin() const { return LabClient(port_, kAdminToken); }
   std::string db_path() const { return dir_.file("lab.db"); }
 
+  // Rows in the server's idempotency_keys table, read from its database file (-1 if there is no table).
+  std::int64_t key_rows() const;
+  // Waits (up to 10 s) until the key table holds `rows` rows: a request has claimed its key. Tests use it
+  // instead of a fixed sleep, so a slow machine cannot send the repeat before the first request claimed.
+  void wait_for_key_rows(std::int64_t rows) const;
+
   int wait_for_exit();   // the exit status (e.g. 86 after Lab-Crash); -1 if it did not end within 10 s
   void restart();        // the same binary on the same database file
   void stop();           // SIGTERM, then wait
