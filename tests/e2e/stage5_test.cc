@@ -2,6 +2,10 @@
 // global, so another client's repeat leaks a stranger's response (its kept flaw).
 #include <catch2/catch.hpp>
 
+#include <sqlite3.h>
+
+#include <thread>
+
 #include "tests/e2e/http_burst.h"
 #include "tests/e2e/world.h"
 
@@ -56,4 +60,27 @@ TEST_CASE("stage 5 keeps keys forever (its flaw)", "[e2e][stage5][flaw]") {
   CHECK(w.send("k", w.body(100)).status == 201);
   w.admin.advance_clock_ms(400LL * 24 * 3600 * 1000);   // 400 days later
   CHECK(w.send("k", w.body(100)).header("Idempotent-Replayed") == "true");
+}
+
+TEST_CASE("stage 5 answers 503 when the database stays busy and frees the key for the retry", "[e2e][stage5][busy]") {
+  World w("stage5_replay");
+  // Another process (this test) takes SQLite's write lock for longer than the server's 5 s busy timeout,
+  // while the first request sleeps between its claim and its money.
+  Reply first;
+  std::thread request([&] { first = w.send("k", w.body(100), {{"Lab-Delay-Ms", "300"}}); });
+  w.server.wait_for_key_rows(1);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(w.server.db_path().c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5'600));
+  sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  request.join();
+  CHECK(first.status == 503);
+  CHECK(first.json()["type"] == "/problems/service-unavailable");
+  CHECK(first.header("Retry-After") == "1");
+  CHECK(w.transfers() == 0);
+  auto retry = w.send("k", w.body(100));   // the claim was released: the retry runs at once
+  CHECK(retry.status == 201);
+  CHECK(w.transfers() == 1);
 }
