@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "grader/openapi_operations.h"
+
 namespace grader {
 namespace {
 
@@ -80,6 +82,8 @@ std::string describe_failure(const CheckOutcome& o, const std::string& repeat_co
     out << (fixed_by > 0 ? " (stage " + std::to_string(fixed_by) + " fixes it)" : " (see the contract)");
     out << "\n";
     if (!f.sent.empty()) out << "  sent:     " << indent(f.sent, pad) << "\n";
+    if (auto operation = openapi_operation(f.sent); !operation.empty())
+      out << "  contract: openapi.yaml operation " << operation << "\n";
     if (!f.received.empty()) out << "  got:      " << indent(f.received, pad) << "\n";
     if (!f.expected.empty()) out << "  expected: " << indent(f.expected, pad) << "\n";
   }
