@@ -63,3 +63,16 @@ TEST_CASE("the raw-fingerprint wrong turn refuses a reordered retry with 422", "
   CHECK(w.send("k", R"({"from_account":)" + f + R"(,"to_account":)" + t + R"(,"amount":100,"currency":"USD"})").status == 201);
   CHECK(w.send("k", R"({"to_account":)" + t + R"(,"from_account":)" + f + R"(,"amount":100,"currency":"USD"})").status == 422);
 }
+
+TEST_CASE("stage 3 keys are global so a colliding client gets 422 and learns the key exists (its flaw)", "[e2e][stage3][flaw]") {
+  World w("stage3_fingerprint");
+  CHECK(w.send("order-1", w.body(100)).status == 201);
+  auto bob = w.admin.create_client("bob");
+  auto bobs = w.admin.create_account(bob.id, 1'000);
+  auto bobs_savings = w.admin.create_account(bob.id, 0);
+  auto reply = bob.post("/transfers", nlohmann::json{{"from_account", bobs}, {"to_account", bobs_savings}, {"amount", 50},
+                                                     {"currency", "USD"}}.dump(),
+                        {{"Idempotency-Key", "\"order-1\""}});
+  CHECK(reply.status == 422);          // bob now knows someone used "order-1"
+  CHECK(bob.balance(bobs) == 1'000);   // and his own transfer never ran
+}

@@ -84,3 +84,16 @@ TEST_CASE("stage 5 answers 503 when the database stays busy and frees the key fo
   CHECK(retry.status == 201);
   CHECK(w.transfers() == 1);
 }
+
+TEST_CASE("stage 5 refuses a colliding client's own transfer with 422 (its flaw)", "[e2e][stage5][flaw]") {
+  World w("stage5_replay");
+  CHECK(w.send("order-1", w.body(100)).status == 201);
+  auto bob = w.admin.create_client("bob");
+  auto bobs = w.admin.create_account(bob.id, 1'000);
+  auto bobs_savings = w.admin.create_account(bob.id, 0);
+  auto reply = bob.post("/transfers", nlohmann::json{{"from_account", bobs}, {"to_account", bobs_savings}, {"amount", 50},
+                                                     {"currency", "USD"}}.dump(),
+                        {{"Idempotency-Key", "\"order-1\""}});
+  CHECK(reply.status == 422);
+  CHECK(bob.balance(bobs) == 1'000);
+}
