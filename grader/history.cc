@@ -10,6 +10,7 @@
 //               "detail":STRING}
 //   common   = "t":MS, "check":STRING, "intent":STRING
 //   request  = {"method":STRING, "target":STRING, "headers":[[NAME, VALUE], ...], "body":STRING}
+//              ; an Authorization value is cut after "Bearer " + 12 characters and "..." (redacted)
 //   response = {"status":INT, "headers":[[NAME, VALUE], ...], "body":STRING}
 //   KEY      = STRING / null                  ; the Idempotency-Key header value as sent, quotes included
 //   OP       = INT                            ; 1, 2, ...: pairs an invoke with its completion
@@ -23,6 +24,8 @@
 // invoke's "t" is taken just before its request (or a burst's last byte) is sent, a completion's when the
 // answer or the error came.
 #include "grader/history.h"
+
+#include <strings.h>
 
 namespace grader {
 
@@ -46,9 +49,19 @@ std::string_view to_string(EventType type) {
 
 namespace {
 
+// A history may be shared (a bug report, the playground) and the server it came from may still run (--url):
+// bearer tokens are cut to their first kTokenCharsKept characters, enough to tell the clients apart.
+constexpr std::size_t kTokenCharsKept = 12;
+
+std::string redacted(const std::string& name, const std::string& value) {
+  bool is_authorization = name.size() == 13 && strncasecmp(name.c_str(), "Authorization", 13) == 0;
+  if (!is_authorization || value.size() <= kTokenCharsKept + 7) return value;   // 7: "Bearer "
+  return value.substr(0, kTokenCharsKept + 7) + "...";
+}
+
 nlohmann::json headers_json(const Headers& headers) {
   auto list = nlohmann::json::array();
-  for (const auto& [name, value] : headers) list.push_back({name, value});
+  for (const auto& [name, value] : headers) list.push_back({name, redacted(name, value)});
   return list;
 }
 
