@@ -1,8 +1,6 @@
 // bank.cc: see bank.h.
 #include "common/bank.h"
 
-#include <stdexcept>
-
 #include "common/auth.h"
 #include "common/fingerprint.h"
 

@@ -26,7 +26,7 @@ void reply_in_progress(httplib::Response& res) {
 }
 
 std::optional<nlohmann::json> parse_json_object_or_reply(const httplib::Request& req, httplib::Response& res) {
-  if (req.get_header_value("Content-Type").rfind("application/json", 0) != 0) {
+  if (!is_json_media_type(req.get_header_value("Content-Type"))) {
     reply_problem(res, Problem::Of(ProblemType::UnsupportedMediaType, "expected Content-Type: application/json"));
     return std::nullopt;
   }

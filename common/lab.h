@@ -10,9 +10,9 @@
 // admin, GET /accounts/{id}, GET /problems) and serves until SIGINT/SIGTERM.
 #pragma once
 
-#include <functional>
-
 #include <httplib.h>
+
+#include <functional>
 #include <string>
 #include <string_view>
 #include <thread>

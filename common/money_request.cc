@@ -25,14 +25,6 @@ ProblemType problem_type_for(JsonRejection why) {
   return ProblemType::JsonSyntax;
 }
 
-bool is_json_media_type(std::string_view content_type) {
-  auto end = content_type.find(';');   // parameters such as charset=utf-8 are fine
-  std::string media(content_type.substr(0, end));
-  media.erase(std::remove_if(media.begin(), media.end(), [](unsigned char c) { return std::isspace(c); }),
-              media.end());
-  std::transform(media.begin(), media.end(), media.begin(), [](unsigned char c) { return std::tolower(c); });
-  return media == "application/json";
-}
 
 // Collects every field error, so a learner fixes the body in one round trip.
 class FieldErrors {
@@ -96,6 +88,15 @@ Problem json_problem(const JsonError& error) { return Problem::Of(problem_type_f
 
 std::string_view path_of(Endpoint endpoint) { return endpoint == Endpoint::Transfers ? "/transfers" : "/payouts"; }
 std::string_view kind_of(Endpoint endpoint) { return endpoint == Endpoint::Transfers ? "transfer" : "payout"; }
+
+bool is_json_media_type(std::string_view content_type) {
+  auto end = content_type.find(';');   // parameters such as charset=utf-8 are fine
+  std::string media(content_type.substr(0, end));
+  media.erase(std::remove_if(media.begin(), media.end(), [](unsigned char c) { return std::isspace(c); }),
+              media.end());
+  std::transform(media.begin(), media.end(), media.begin(), [](unsigned char c) { return std::tolower(c); });
+  return media == "application/json";
+}
 
 bool is_currency_code(std::string_view text) {
   return text.size() == 3 && std::all_of(text.begin(), text.end(), [](char c) { return c >= 'A' && c <= 'Z'; });

@@ -56,6 +56,10 @@ std::optional<MoneyRequest> parse_money_request_or_reply(const httplib::Request&
 // The 400 for a body that cannot be canonicalized: one problem type per JsonRejection.
 Problem json_problem(const JsonError& error);
 
+// Shared with the admin endpoints: is this Content-Type application/json? (Case-insensitive, parameters
+// such as charset=utf-8 allowed.)
+bool is_json_media_type(std::string_view content_type);
+
 // Shared with the admin endpoints: "USD", "EUR", ...: three upper-case ASCII letters.
 bool is_currency_code(std::string_view text);
 

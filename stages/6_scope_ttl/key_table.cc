@@ -21,7 +21,7 @@
 //     +--------------+     +---+
 //
 //   state        guarantees
-//   in_progress  one request holds the key (the one whose Claim.fence equals fence); no money has moved
+//   in_progress  one request holds the key (the one whose Claim names this row's id and fence); no money has moved
 //                under it, because money and `completed` commit in one transaction.
 //   completed    the outcome is final: the money moved exactly once (201) or not at all (402, 404, 400);
 //                the response first sent is stored, and every repeat gets exactly those bytes.
