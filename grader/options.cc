@@ -23,6 +23,8 @@ Usage:
   grader --stage N --server "<command>" [options]
   grader --stage N --url http://127.0.0.1:PORT --admin-token T [options]
   grader matrix --bin-dir <build>/stages [--seed S]
+  grader day generate|replay|show ...     the day of requests (grader day --help)
+  grader demo [NAME]                      narrated failure scenarios (grader demo --help)
   grader --list
 
 The server command may use {port}, {db} and {admin_token}; the grader fills them with a free port, a
