@@ -93,6 +93,8 @@ std::vector<LedgerEntry> LabApi::ledger_after(std::int64_t after_id) {
       entry.amount = integer_or_throw(e, "amount", call);
       entry.currency = string_or_throw(e, "currency", call);
       if (e.contains("memo") && e["memo"].is_string()) entry.memo = e["memo"].get<std::string>();
+      if (e.contains("created_at") && e["created_at"].is_number_integer())
+        entry.created_at = e["created_at"].get<std::int64_t>();
       entries.push_back(std::move(entry));
     }
     if (!j.contains("next") || j["next"].is_null()) return entries;

@@ -49,6 +49,7 @@ struct LedgerEntry {
   std::int64_t amount = 0;
   std::string currency;
   std::string memo;
+  std::int64_t created_at = 0;  // ms on the lab clock
 };
 
 class LabApi {

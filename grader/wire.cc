@@ -70,8 +70,8 @@ std::string HttpRequest::to_wire(const Address& to) const {
   std::string out = method + " " + target + " HTTP/1.1\r\nHost: " + to.authority() + "\r\n";
   for (const auto& [name, value] : headers) out += name + ": " + value + "\r\n";
   if (!body.empty() || method == "POST") out += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-  out += "Connection: close\r\n\r\n";
-  return out + body;
+  if (!keep_alive) out += "Connection: close\r\n";
+  return out + "\r\n" + body;
 }
 
 std::optional<std::string> HttpResponse::header(std::string_view name) const {
@@ -193,6 +193,12 @@ Connection::~Connection() { abandon(); }
 void Connection::abandon() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+}
+
+bool Connection::unusable() const {
+  char byte;
+  ssize_t n = ::recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return fd_ < 0 || n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
 bool Connection::send_all(std::string_view bytes, std::string* error) {

@@ -36,6 +36,7 @@ struct HttpRequest {
   std::string target = "/";  // path and query
   Headers headers;           // sent exactly as given; Host, Content-Length and Connection are added
   std::string body;
+  bool keep_alive = false;  // false: "Connection: close", one request per connection (the grader's rule)
   std::string to_wire(const Address& to) const;
 };
 
@@ -78,6 +79,9 @@ class Connection {
   std::optional<HttpResponse> read_response(std::chrono::milliseconds timeout, std::string* error);
   // Closes without reading: the server's answer, if it comes, is lost (a client-side "lost response").
   void abandon();
+  // For a kept-alive connection: true if the server has closed it (or sent bytes nobody asked for), so a
+  // request must not be sent on it. Does not wait.
+  bool unusable() const;
 
  private:
   explicit Connection(int fd) : fd_(fd) {}
