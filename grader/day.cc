@@ -45,9 +45,14 @@ show       prints one intent: its story, every send, and with --record what each
 
 Replay options:
   --workers N      clients sending at once (default 64)
+  --speed X        day time runs X times faster than real time between intents (default: about 5000
+                   intents a second, and at least 1000)
   --json FILE      the figures as JSON
   --record FILE    every send's answer and the ledger, for `grader day show` (with one server only)
   --expect-clean   exit 1 if the audit finds damage (the published expiry policy is not damage)
+  --expect C=N,..  exit 1 unless each named column counts N (C>N: more than N) and every other
+                   damage column 0
+                   (columns: dup lost mismatch cross inconsistent misplaced conserv expired)
 
 A server the grader starts gets --lab-controls (Lab-Delay-Ms, Lab-Crash, POST /admin/clock are needed);
 with --url, start it so yourself; crashes are then not sent, since the grader cannot restart it.
@@ -170,6 +175,13 @@ void print_details(const std::string& log, const Row& r, const std::string& reco
     }
 }
 
+// A column's name without the policy marker: "expired*" -> "expired".
+std::string plain_name(Damage d) {
+  std::string name(column_name(d));
+  if (name.back() == '*') name.pop_back();
+  return name;
+}
+
 nlohmann::json row_json(const Row& r) {
   nlohmann::json j = {{"server", r.subject}};
   if (!r.error.empty()) return j["error"] = r.error, j;
@@ -179,8 +191,7 @@ nlohmann::json row_json(const Row& r) {
   j["restarts"] = r.replay.restarts;
   j["clean"] = r.damage.clean();
   for (Damage d : kAllDamage) {
-    std::string name(column_name(d));
-    if (name.back() == '*') name.pop_back();
+    std::string name = plain_name(d);
     j["damage"][name] = r.damage.count(d);
     j["intents"][name] = r.damage.intents(d);
   }
@@ -216,10 +227,10 @@ void write_record(const std::string& path, const DayLog& day, const Row& r) {
   if (!out) std::cerr << "grader day: cannot write " << path << "\n";
 }
 
-Row replay_one(const DayLog& day, const std::string& subject, std::unique_ptr<Target> target, int workers) {
+Row replay_one(const DayLog& day, const std::string& subject, std::unique_ptr<Target> target, ReplayConfig config) {
   Row row{subject, {}, {}, {}};
   try {
-    row.replay = replay_day(day, *target, {workers, isatty(STDERR_FILENO) != 0});
+    row.replay = replay_day(day, *target, config);
     row.damage = audit_day(day, row.replay);
   } catch (const std::exception& e) {
     row.error = e.what();
@@ -235,11 +246,32 @@ int replay(const Args& a) {
   const std::string log = a.positional[1];
   const int modes = a.options.count("--stage") + a.options.count("--server") + a.options.count("--url");
   if (modes != 1) return usage_error("replay takes one of --stage, --server and --url");
-  int workers = 64;
+  ReplayConfig config;
+  config.progress = isatty(STDERR_FILENO) != 0;
   if (a.options.count("--workers")) {
     auto w = number<int>(a.options.at("--workers"), 1, 512);
     if (!w) return usage_error("--workers takes a number from 1 to 512");
-    workers = *w;
+    config.workers = *w;
+  }
+  if (a.options.count("--speed")) {
+    auto x = number<std::int64_t>(a.options.at("--speed"), 1, 1'000'000'000);
+    if (!x) return usage_error("--speed takes a whole number from 1 to 1000000000");
+    config.speed = static_cast<double>(*x);
+  }
+  // --expect: column -> (count, at least instead of exactly)
+  std::map<std::string, std::pair<std::int64_t, bool>> expect;
+  if (a.options.count("--expect")) {
+    std::string list = a.options.at("--expect") + ",";
+    for (std::size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 1) {
+      std::string item = list.substr(at, comma - at);
+      auto op = item.find_first_of("=>");
+      std::optional<std::int64_t> n;
+      if (op != std::string::npos) n = number<std::int64_t>(item.substr(op + 1), 0, INT64_MAX - 1);
+      bool known = false;
+      for (Damage d : kAllDamage) known = known || (op != std::string::npos && plain_name(d) == item.substr(0, op));
+      if (!n || !known) return usage_error("--expect takes COLUMN=N or COLUMN>N, comma-separated, e.g. dup=1,lost=0");
+      expect[item.substr(0, op)] = {item[op] == '>' ? *n + 1 : *n, item[op] == '>'};
+    }
   }
   DayLog day;
   try {
@@ -283,7 +315,7 @@ int replay(const Args& a) {
     auto port = colon == std::string::npos ? std::nullopt : number<int>(rest.substr(colon + 1), 1, 65535);
     if (!port) return usage_error("--url must look like http://127.0.0.1:8080");
     rows.push_back(replay_one(day, url, Target::attach({rest.substr(0, colon), *port}, a.options.at("--admin-token"), {}),
-                              workers));
+                              config));
   }
   for (const auto& [label, command] : servers) {
     std::unique_ptr<Target> target;
@@ -293,18 +325,19 @@ int replay(const Args& a) {
       rows.push_back({label, {}, {}, std::string("did not start: ") + e.what()});
       continue;
     }
-    rows.push_back(replay_one(day, label, std::move(target), workers));
+    rows.push_back(replay_one(day, label, std::move(target), config));
     const Row& r = rows.back();
     if (r.error.empty())
       std::fprintf(stderr, "  %-26s %zu sends in %.1fs, %d restarts, %s\n", label.c_str(), r.replay.attempts.size(),
                    r.replay.seconds, r.replay.restarts, r.damage.clean() ? "no damage" : "damage");
   }
   print_table(day, log, rows);
-  for (const auto& r : rows)
-    if (r.error.empty() && (!r.damage.clean() || rows.size() == 1)) {
-      std::printf("\n%s:\n", r.subject.c_str());
-      print_details(log, r, record);
-    }
+  if (rows.size() == 1 && rows[0].error.empty()) {
+    std::printf("\n%s:\n", rows[0].subject.c_str());
+    print_details(log, rows[0], record);
+  } else if (rows.size() > 1) {
+    std::printf("\nwhich intents, and one of them in full: grader day replay %s --stage N --record FILE\n", log.c_str());
+  }
   if (!record.empty() && rows.size() == 1 && rows[0].error.empty()) write_record(record, day, rows[0]);
   if (a.options.count("--json")) {
     nlohmann::json j = {{"log", log}, {"intents", day.intents.size()}, {"sends", day.send_count()}};
@@ -314,7 +347,19 @@ int replay(const Args& a) {
     if (!out) return std::cerr << "grader day: cannot write " << a.options.at("--json") << "\n", 1;
   }
   bool failed = false;
-  for (const auto& r : rows) failed = failed || !r.error.empty() || (a.flags.count("--expect-clean") && !r.damage.clean());
+  for (const auto& r : rows) {
+    failed = failed || !r.error.empty() || (a.flags.count("--expect-clean") && !r.damage.clean());
+    if (!r.error.empty() || !a.options.count("--expect")) continue;
+    for (Damage d : kAllDamage) {
+      std::string name = plain_name(d);
+      if (!expect.count(name) && d == Damage::Expired) continue;  // policy: judged only when named
+      auto [wanted, at_least] = expect.count(name) ? expect[name] : std::pair<std::int64_t, bool>{0, false};
+      if (at_least ? r.damage.count(d) >= wanted : r.damage.count(d) == wanted) continue;
+      std::printf("EXPECTATION FAILED: %s: %s is %lld, expected %s%lld\n", r.subject.c_str(), name.c_str(),
+                  static_cast<long long>(r.damage.count(d)), at_least ? "at least " : "", static_cast<long long>(wanted));
+      failed = true;
+    }
+  }
   return failed ? 1 : 0;
 }
 
@@ -397,7 +442,7 @@ int run_day(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") return std::cout << kUsage, args.empty() ? 2 : 0;
   std::string error;
   auto parsed = parse_args(args, {"--seed", "--intents", "--out", "--stage", "--server", "--url", "--admin-token",
-                                  "--bin-dir", "--workers", "--json", "--record"},
+                                  "--bin-dir", "--workers", "--json", "--record", "--speed", "--expect"},
                            {"--expect-clean", "--help"}, &error);
   if (!parsed) return usage_error(error);
   if (parsed->flags.count("--help")) return std::cout << kUsage, 0;

@@ -25,7 +25,9 @@ constexpr std::int64_t kUnknownAccountId = (1LL << 53) - 1;  // no lab server ha
 // for the restart; nothing of it had left the client, so sending it then is what a real client does.
 constexpr milliseconds kConnectPatienceWhileDown{100};
 constexpr milliseconds kGiveUpOnDownServer{30'000};
-constexpr int kClockTries = 500;  // 20 ms apart: as long as a restart may take
+constexpr int kClockTries = 500;
+constexpr double kDefaultIntentsPerSecond = 5000;  // the default speed starts intents about this fast
+constexpr double kMinSpeed = 1000;           // ... but a day-second never lasts more than a real millisecond  // 20 ms apart: as long as a restart may take
 // After the last send, answers the clients gave up on may still be running on the server (their
 // Lab-Delay-Ms). The audit reads the ledger after the longest of them ends, plus this margin, and only
 // once two reads agree.
@@ -168,6 +170,15 @@ class Replayer {
       return std::int64_t{0};
     };
     std::stable_sort(chains.begin(), chains.end(), [&](auto a, auto b) { return first_at(a) < first_at(b); });
+    if (chains.empty()) return;
+    const std::int64_t first = first_at(chains.front()), span = first_at(chains.back()) - first;
+    const double default_ms = 1000.0 * static_cast<double>(chains.size()) / kDefaultIntentsPerSecond;
+    const double speed = config_.speed > 0 ? config_.speed : std::max(kMinSpeed, span / default_ms);
+    const auto phase_begin = Clock::now();
+    auto start_of = [&](std::size_t i) {
+      return phase_begin + std::chrono::duration_cast<Clock::duration>(
+                               std::chrono::duration<double, std::milli>((first_at(i) - first) / speed));
+    };
     std::atomic<std::size_t> next{0};
     std::atomic<std::size_t> done{0};
     std::vector<std::thread> workers;
@@ -175,7 +186,10 @@ class Replayer {
       workers.emplace_back([&] {
         try {
           KeptConnection kept;
-          for (std::size_t n; (n = next.fetch_add(1)) < chains.size(); ++done) run_chain(chains[n], next_day, kept);
+          for (std::size_t n; (n = next.fetch_add(1)) < chains.size(); ++done) {
+            std::this_thread::sleep_until(start_of(chains[n]));
+            run_chain(chains[n], next_day, kept);
+          }
         } catch (...) {
           std::lock_guard lock(error_mutex_);
           if (!error_) error_ = std::current_exception();
@@ -191,41 +205,48 @@ class Replayer {
     if (error_) std::rethrow_exception(error_);
   }
 
+  // A send followed by a "during" send runs on its own thread, so the next one can go out while it runs.
   void run_chain(std::size_t intent_index, bool next_day, KeptConnection& kept) {
     const DayIntent& intent = day_.intents[intent_index];
+    std::vector<std::size_t> mine;
+    for (std::size_t k = 0; k < intent.sends.size(); ++k)
+      if (intent.sends[k].next_day == next_day) mine.push_back(k);
     Clock::time_point previous_start{}, previous_end{};
-    std::vector<std::thread> overlapping;  // "during" sends still running
-    std::mutex ends_mutex;
-    for (std::size_t k = 0; k < intent.sends.size(); ++k) {
+    std::mutex ends_mutex;                 // previous_end, written by the running sends
+    std::vector<std::thread> running;      // sends still out, that a "during" send overlaps
+    auto join_running = [&] {
+      for (auto& t : running) t.join();
+      running.clear();
+    };
+    for (std::size_t n = 0; n < mine.size(); ++n) {
+      const std::size_t k = mine[n];
       const DaySend& send = intent.sends[k];
-      if (send.next_day != next_day) continue;
       if (send.after_ms) {
-        for (auto& t : overlapping) t.join();
-        overlapping.clear();
+        join_running();
         std::this_thread::sleep_until(previous_end + milliseconds(*send.after_ms));
       } else if (send.during_ms) {
         std::this_thread::sleep_until(previous_start + milliseconds(*send.during_ms));
       }
       previous_start = Clock::now();
-      if (send.during_ms) {
-        overlapping.emplace_back([&, intent_index, k] {
-          try {
-            auto end = attempt(intent_index, k, nullptr);
-            std::lock_guard lock(ends_mutex);
-            previous_end = std::max(previous_end, end);
-          } catch (...) {
-            std::lock_guard lock(error_mutex_);
-            if (!error_) error_ = std::current_exception();
-            failed_ = true;
-          }
-        });
-      } else {
+      const bool overlapped = n + 1 < mine.size() && intent.sends[mine[n + 1]].during_ms;
+      if (!overlapped && running.empty()) {
         auto end = attempt(intent_index, k, &kept);
-        std::lock_guard lock(ends_mutex);
         previous_end = end;
+        continue;
       }
+      running.emplace_back([&, intent_index, k] {
+        try {
+          auto end = attempt(intent_index, k, nullptr);
+          std::lock_guard lock(ends_mutex);
+          previous_end = std::max(previous_end, end);
+        } catch (...) {
+          std::lock_guard lock(error_mutex_);
+          if (!error_) error_ = std::current_exception();
+          failed_ = true;
+        }
+      });
     }
-    for (auto& t : overlapping) t.join();
+    join_running();
   }
 
   // One send; returns when it ended for the client.

@@ -4,8 +4,9 @@
 //   DayReplay replay = replay_day(day, target, {.workers = 64});
 //   DayDamage damage = audit_day(day, replay);           // grader/day_audit.h
 //
-// How time is kept: intents start in the day's order, up to `workers` clients at once, and the time
-// between intents is compressed away. Time inside an intent is kept in real milliseconds: a send waits
+// How time is kept: intents start in the day's order, on a clock that runs `speed` times faster than real
+// time (by default fast enough to start about 5,000 intents a second, and at least a thousand times faster:
+// a day-second is at most a real millisecond), up to `workers` clients at once. Time inside an intent is kept in real milliseconds: a send waits
 // its "after" or "during", a client gives up after its "timeout_ms" (it closes the connection and never
 // reads the answer), a "drop" cuts the connection right after sending. A "crash" send makes the server
 // _exit (Lab-Crash); the replay restarts it on the same database while no other request is in flight, and
@@ -58,6 +59,7 @@ struct DayReplay {
 
 struct ReplayConfig {
   int workers = 64;       // clients sending at once
+  double speed = 0;       // day time / real time between intents; 0: the default above
   bool progress = false;  // a progress line on stderr
 };
 

@@ -76,3 +76,10 @@ else
   echo "unexpected: the retry did not duplicate the transfer (balance $to_balance)" >&2
   exit 1
 fi
+
+# The article's final experiment: the whole day of requests, replayed against every stage and wrong turn.
+say "4. Now a whole day: $(grep -c '"intent"' logs/day.jsonl) intents from logs/day.jsonl, every attempt their clients made"
+echo "(timeouts, dropped connections, double clicks, retries, crashes, a teller's correction, colliding keys, a"
+echo "retry the next morning), replayed against each stage and wrong turn. LAB.md \"The day\" explains each column."
+"$BUILD/grader/grader" day replay logs/day.jsonl --stage all --bin-dir "$BUILD/stages"
+printf '\n%sOne failure at a time, narrated for a class: %s/grader/grader demo%s\n' "$bold" "$BUILD" "$off"
