@@ -266,6 +266,7 @@ class Generator {
       if (i.amount < 0) i.amount = std::min(total + 1, kMaxMoney);
       day_.intents.push_back(std::move(i));
     }
+    day_.reindex();
   }
 
   Rng rng_;

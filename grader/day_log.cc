@@ -88,7 +88,7 @@ DaySend parse_send(const LineReader& r, const json& s, const DayLog& day) {
   send.amount = r.integer(s, "amount", 1, kMaxMoney);
   if (s.contains("as")) {
     send.as_client = r.text(s, "as");
-    if (std::find(day.clients.begin(), day.clients.end(), *send.as_client) == day.clients.end())
+    if (!day.has_client(*send.as_client))
       r.fail("\"as\": no client \"" + *send.as_client + "\" was declared");
   }
   send.reordered = r.flag(s, "reordered");
@@ -134,7 +134,7 @@ DayIntent parse_intent(const LineReader& r, const json& j, const DayLog& day, co
   intent.id = r.text(j, "intent");
   if (ids.count(intent.id)) r.fail("intent \"" + intent.id + "\" is declared twice");
   intent.client = r.text(j, "client");
-  if (std::find(day.clients.begin(), day.clients.end(), intent.client) == day.clients.end())
+  if (!day.has_client(intent.client))
     r.fail("no client \"" + intent.client + "\" was declared");
   const int shapes = j.contains("transfer") + j.contains("payout") + j.contains("body_of");
   if (shapes != 1) r.fail("an intent has exactly one of \"transfer\", \"payout\" and \"body_of\"");
@@ -200,15 +200,20 @@ ordered send_json(const DaySend& s) {
 }  // namespace
 
 const DayIntent* DayLog::intent(const std::string& id) const {
-  for (const auto& i : intents)
-    if (i.id == id) return &i;
-  return nullptr;
+  auto it = intent_index.find(id);
+  return it == intent_index.end() || it->second >= intents.size() ? nullptr : &intents[it->second];
 }
 
 const DayAccount* DayLog::account(const std::string& name) const {
-  for (const auto& a : accounts)
-    if (a.name == name) return &a;
-  return nullptr;
+  auto it = account_index.find(name);
+  return it == account_index.end() || it->second >= accounts.size() ? nullptr : &accounts[it->second];
+}
+
+void DayLog::reindex() {
+  intent_index.clear(), account_index.clear(), client_index.clear();
+  for (std::size_t k = 0; k < clients.size(); ++k) client_index[clients[k]] = k;
+  for (std::size_t k = 0; k < intents.size(); ++k) intent_index[intents[k].id] = k;
+  for (std::size_t k = 0; k < accounts.size(); ++k) account_index[accounts[k].name] = k;
 }
 
 std::size_t DayLog::send_count() const {
@@ -272,14 +277,17 @@ DayLog parse_day_log(std::istream& in, const std::string& name) {
       auto balance = r.integer(j, "balance", 0, kMaxMoney);
       if (!balance) r.fail("\"balance\" is missing");
       a.balance = *balance;
+      day.account_index[a.name] = day.accounts.size();
       day.accounts.push_back(a);
     } else if (j.contains("intent")) {
       day.intents.push_back(parse_intent(r, j, day, intents));
       intents.insert(day.intents.back().id);
+      day.intent_index[day.intents.back().id] = day.intents.size() - 1;
     } else if (j.contains("client")) {
       r.only(j, {"client"});
       std::string c = r.text(j, "client");
       if (!clients.insert(c).second) r.fail("client \"" + c + "\" is declared twice");
+      day.client_index[c] = day.clients.size();
       day.clients.push_back(c);
     } else {
       r.fail("a line is a \"day\", \"client\", \"account\" or \"intent\"");

@@ -77,7 +77,11 @@ struct DayLog {
 
   const DayIntent* intent(const std::string& id) const;
   const DayAccount* account(const std::string& name) const;
+  bool has_client(const std::string& name) const { return client_index.count(name) != 0; }
   std::size_t send_count() const;
+  void reindex();  // after changing intents or accounts by hand: the look-ups above use these maps
+
+  std::map<std::string, std::size_t> intent_index, account_index, client_index;  // name -> position
 };
 
 DayLog read_day_log(const std::string& path);
