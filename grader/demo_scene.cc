@@ -94,6 +94,15 @@ std::vector<LedgerEntry> Scene::entries(const std::string& memo) {
   return found;
 }
 
+int Scene::show_ledger(const std::string& when, const std::string& memo) {
+  auto found = entries(memo);
+  std::string amounts;
+  for (const auto& e : found) amounts += (amounts.empty() ? "" : ", ") + format_money(e.amount, e.currency);
+  note("   " + when + ": the ledger holds " + std::to_string(found.size()) + (found.size() == 1 ? " entry" : " entries") +
+       " for \"" + memo + "\"" + (amounts.empty() ? "" : " (" + amounts + ")"));
+  return static_cast<int>(found.size());
+}
+
 bool Scene::wait_for_moves(const std::string& memo, int count, std::chrono::milliseconds patience) {
   auto deadline = std::chrono::steady_clock::now() + patience;
   while (moves(memo) < count) {
@@ -113,7 +122,7 @@ void Scene::advance_clock(std::chrono::seconds by) {
 
 void Scene::restart_after_crash() {
   target_->restart_after_crash();
-  note("   (the server process is started again on the same database, now on port " +
+  note("   (the server process is gone; it is started again on the same database, now on port " +
        std::to_string(target_->address().port) + ")");
 }
 

@@ -71,6 +71,8 @@ class Scene {
   void show_balances(const std::string& when, const std::vector<Account>& accounts);
   std::vector<LedgerEntry> entries(const std::string& memo);  // the ledger entries carrying this memo
   int moves(const std::string& memo) { return static_cast<int>(entries(memo).size()); }
+  // "   <when>: the ledger holds 1 entry for "rent" (15.00 USD)"; returns the count.
+  int show_ledger(const std::string& when, const std::string& memo);
   // Waits (up to `patience`) until `count` entries carry the memo: a request whose answer was lost finishes.
   bool wait_for_moves(const std::string& memo, int count, std::chrono::milliseconds patience);
   void advance_clock(std::chrono::seconds by);  // POST /admin/clock, shown

@@ -58,6 +58,7 @@ Outcome crash_completed_first(Scene& scene, const Outcome*) {
   crashing.headers.emplace_back("Lab-Crash", "before-money");
   scene.send(crashing);
   scene.restart_after_crash();
+  scene.show_ledger("before the retry", memo);
 
   RetryResult r = retry_after_crash(scene, gift, memo);
   scene.show_balances("after", {from, to});
@@ -85,7 +86,7 @@ Outcome crash_money_first(Scene& scene, const Outcome*) {
   crashing.headers.emplace_back("Lab-Crash", "after-money");
   scene.send(crashing);
   scene.restart_after_crash();
-  scene.note("   the ledger now holds " + std::to_string(scene.moves(memo)) + " entry for the gift");
+  scene.show_ledger("before the retry", memo);
 
   RetryResult r = retry_after_crash(scene, gift, memo);
   scene.show_balances("after", {from, to});
@@ -111,12 +112,9 @@ Outcome in_flight_done(Scene& scene, const Outcome*) {
   scene.step("A repeat (a second tab, an eager retry) arrives " + std::to_string(kRepeatAfter.count()) +
              " ms later, while the first is still running.");
   Exchange repeat = scene.send(gift);
-  const int moves_then = scene.moves(memo);
+  const int moves_then = scene.show_ledger("at that moment", memo);
   const bool told_done_unpaid = succeeded(repeat) && moves_then == 0;
-  if (told_done_unpaid)
-    scene.damage("   the ledger at that moment: no entry for the gift. \"Done\" was said before anything was done.");
-  else
-    scene.note("   the ledger at that moment: " + std::to_string(moves_then) + " entries for the gift");
+  if (told_done_unpaid) scene.damage("\"Done\" was said before anything was done.");
 
   scene.step("The first request finishes.");
   scene.show_answer(first.get());

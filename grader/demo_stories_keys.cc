@@ -12,12 +12,15 @@ namespace {
 
 // Simultaneous retries: copies per burst, and the most bursts tried before saying the race did not show.
 constexpr int kCopiesPerBurst = 16;
-constexpr int kMaxBursts = 30;
+// A burst catches 2a's race about one time in ten here, so 200 bursts (about 40 ms each) miss it with a
+// probability near 1e-8, and a flaky demo in front of a class is worse than a slow one.
+constexpr int kMaxBursts = 200;
+constexpr int kBurstsShownInFull = 3;  // later quiet bursts are summed up in one line
 
 }  // namespace
 
 std::string times(int moves) {
-  if (moves == 0) return "never";
+  if (moves == 0) return "0 times";
   if (moves == 1) return "once";
   return std::to_string(moves) + " times";
 }
@@ -35,7 +38,8 @@ Outcome lost_response(Scene& scene, const Outcome*) {
   auto slow = rent;
   slow.headers.emplace_back("Lab-Delay-Ms", kProcessingDelayMs);
   scene.send_and_lose(slow, kGatewayTimeout);
-  scene.wait_for_moves(memo, 1, kFinishPatience);  // meanwhile, the server finishes the first request
+  scene.wait_for_moves(memo, 1, kFinishPatience);
+  scene.show_ledger("meanwhile the server finished it", memo);
 
   scene.step("She cannot know whether the money moved, so her app retries: the same request, the same key.");
   scene.send(rent);
@@ -59,6 +63,7 @@ Outcome changed_amount(Scene& scene, const Outcome*) {
   slow.headers.emplace_back("Lab-Delay-Ms", kProcessingDelayMs);
   scene.send_and_lose(slow, kGatewayTimeout);
   scene.wait_for_moves(memo, 1, kFinishPatience);
+  scene.show_ledger("meanwhile the server finished it", memo);
 
   scene.step("The customer says \"three hundred thousand\". The teller corrects the amount on the same screen "
              "(which keeps its key) and presses Send again.");
@@ -92,7 +97,13 @@ Outcome simultaneous_retries(Scene& scene, const Outcome* first_telling) {
   scene.note("> " + std::to_string(kCopiesPerBurst) +
              " x POST /transfers (as alice), each burst with its own key; all but the last byte sent, "
              "then the last bytes together");
-  int sent = 0, duplicated = 0;
+  int sent = 0, duplicated = 0, worst = 0;
+  int quiet_from = 0;  // the first of the quiet bursts not shown yet
+  auto show_quiet_bursts = [&](int last) {
+    if (quiet_from == 0) return;
+    scene.note("< bursts " + std::to_string(quiet_from) + " to " + std::to_string(last) + ": the money moved once each");
+    quiet_from = 0;
+  };
   for (int burst = 1; burst <= bursts; ++burst) {
     const std::string memo = "coffee #" + std::to_string(burst);
     auto pay = scene.transfer(alice, "tap-" + std::to_string(burst), transfer_body(from.id, to.id, 350, "USD", memo));
@@ -105,16 +116,25 @@ Outcome simultaneous_retries(Scene& scene, const Outcome* first_telling) {
     int moves = scene.moves(memo);
     std::string line = "< burst " + std::to_string(burst) + ": " + answers + "; the money moved " + times(moves);
     if (moves > 1) {
+      show_quiet_bursts(burst - 1);
       ++duplicated;
+      worst = std::max(worst, moves);
       scene.damage(line);
       if (!first_telling) break;  // shown: the first telling stops at the first double payment
-    } else {
+    } else if (burst <= kBurstsShownInFull) {
       scene.note(line);
+    } else if (quiet_from == 0) {
+      quiet_from = burst;
     }
   }
+  show_quiet_bursts(sent);
   scene.show_balances("after", {from, to});
+  if (duplicated > 0 && !first_telling)
+    return {true, "it took " + std::to_string(sent) + " bursts: the last one moved the money " + times(worst) +
+                      " for one intent", sent};
   if (duplicated > 0)
-    return {true, std::to_string(duplicated) + " of " + std::to_string(sent) + " bursts moved the money more than once", sent};
+    return {true, std::to_string(duplicated) + " of " + std::to_string(sent) + " bursts moved the money more than once",
+            sent};
   return {false, "every one of " + std::to_string(sent) + " bursts (" + std::to_string(sent * kCopiesPerBurst) +
                      " requests) moved the money once", sent};
 }
