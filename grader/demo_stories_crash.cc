@@ -103,14 +103,14 @@ Outcome in_flight_done(Scene& scene, const Outcome*) {
   const auto gift = scene.transfer(alice, "gift-01", transfer_body(from.id, to.id, 500, "USD", memo));
   scene.show_balances("before", {from, to});
 
-  scene.step("Alice sends 5.00 USD; the server takes " + std::string(kSlowRequestMs) + " ms over it.");
+  // One step for both requests: a --step pause between them would let the first one finish.
+  scene.step("Alice sends 5.00 USD; the server takes " + std::string(kSlowRequestMs) + " ms over it. A repeat (a "
+             "second tab, an eager retry) arrives " + std::to_string(kRepeatAfter.count()) +
+             " ms later, while the first is still running.");
   auto slow = gift;
   slow.headers.emplace_back("Lab-Delay-Ms", kSlowRequestMs);
   auto first = scene.send_in_background(slow);
   std::this_thread::sleep_for(kRepeatAfter);
-
-  scene.step("A repeat (a second tab, an eager retry) arrives " + std::to_string(kRepeatAfter.count()) +
-             " ms later, while the first is still running.");
   Exchange repeat = scene.send(gift);
   const int moves_then = scene.show_ledger("at that moment", memo);
   const bool told_done_unpaid = succeeded(repeat) && moves_then == 0;
