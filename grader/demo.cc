@@ -110,9 +110,9 @@ Outcome tell(const Scenario& s, const Stand& stand, Role role, const Narration& 
   const char* tag = role == Role::Flawed ? (o.flaw_shown ? "FLAW SHOWN" : "the flaw did NOT show")
                     : role == Role::Fixing ? (o.flaw_shown ? "NOT FIXED" : "FIXED")
                                            : (o.flaw_shown ? "AS PUBLISHED" : "NOT AS PUBLISHED");
-  std::string line = "\n" + std::string(stand.label) + ": " + o.what + " (" + tag + ")";
+  std::string line = std::string(stand.label) + ": " + o.what + " (" + tag + ")";
   bool as_hoped = (role == Role::Fixing) != o.flaw_shown;
-  *n.out << n.bold(role == Role::Fixing && as_hoped ? n.green(line) : n.red(line)) << "\n";
+  *n.out << "\n" << n.bold(role == Role::Fixing && as_hoped ? n.green(line) : n.red(line)) << "\n";
   return o;
 }
 

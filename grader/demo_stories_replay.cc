@@ -47,11 +47,11 @@ Outcome recomputed_response(Scene& scene, const Outcome*) {
   const bool replayed = retry.response->header("Idempotent-Replayed").value_or("") == "true";
   if (!same) {
     scene.damage("One transfer, two receipts: " + differences(first.response->body, retry.response->body) + ".");
-    return {true, "the retry's answer was rebuilt and differs from the first (the money moved " + times(moves) + ")"};
+    return {true, "the retry's answer was rebuilt and differs from the first; the money moved " + times(moves)};
   }
   return {moves != 1, std::string("the retry's answer is the first one, byte for byte") +
-                          (replayed ? ", marked Idempotent-Replayed: true" : "") + " (the money moved " +
-                          times(moves) + ")"};
+                          (replayed ? ", marked Idempotent-Replayed: true" : "") + "; the money moved " +
+                          times(moves)};
 }
 
 Outcome global_key_leak(Scene& scene, const Outcome*) {
@@ -81,6 +81,9 @@ Outcome global_key_leak(Scene& scene, const Outcome*) {
     leaked = j.is_object() && j.value("from_account", std::int64_t{0}) == alice_from.id;
   }
   if (leaked) scene.damage("Bob now holds Alice's receipt: her accounts, her amount, her balance after it.");
+  else if (status_of(snoop) == 422)
+    scene.note("   (in Bob's own scope the key is his invoice's, so another body under it is refused; Alice's "
+               "receipt stays hers)");
   scene.show_balances("after", {alice_from, alice_to, bob_from, bob_to});
 
   std::string what = "bob's own transfer was answered " + std::to_string(status_of(own)) + " and moved " +
