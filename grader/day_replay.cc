@@ -26,7 +26,7 @@ constexpr std::int64_t kUnknownAccountId = (1LL << 53) - 1;  // no lab server ha
 constexpr milliseconds kConnectPatienceWhileDown{100};
 constexpr milliseconds kGiveUpOnDownServer{30'000};
 constexpr int kClockTries = 500;
-constexpr double kDefaultIntentsPerSecond = 5000;  // the default speed starts intents about this fast
+constexpr double kDefaultIntentsPerSecond = 10000;  // the default speed starts intents about this fast
 constexpr double kMinSpeed = 1000;           // ... but a day-second never lasts more than a real millisecond  // 20 ms apart: as long as a restart may take
 // After the last send, answers the clients gave up on may still be running on the server (their
 // Lab-Delay-Ms). The audit reads the ledger after the longest of them ends, plus this margin, and only
