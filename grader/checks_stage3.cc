@@ -3,6 +3,8 @@
 // A key names one request body. The same key with another amount or recipient is a client bug and gets
 // 422; the same JSON written differently (members reordered, other whitespace, other escapes) is the same
 // request, which only a canonical form (RFC 8785) sees.
+#include <functional>
+
 #include "grader/check_helpers.h"
 
 namespace grader {
@@ -18,6 +20,44 @@ void changed_body(CheckRun& run, bool change_amount) {
                                    : transfer_body(pay.from, elsewhere.id, pay.amount, pay.currency, pay.memo);
   Attempt other = pay.attempt().with_body(body);
   run.expect_status(run.settle(other), other, {422}, "idempotency-key-reused", Anomaly::FingerprintIgnored);
+}
+
+// Every member of the body is part of the request, not only the amount and the recipient: a fingerprint
+// that leaves one out (or folds case) answers a changed request as a repeat.
+void changed_other_fields(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Account& other_source = run.world().account(*alice, from->opening);
+  struct Change {
+    const char* what;
+    std::function<std::string(const Intent&)> body;
+  };
+  const std::vector<Change> transfer_changes = {
+      {"memo edited", [](const Intent& i) { return transfer_body(i.from, i.to, i.amount, i.currency, i.memo + " (edited)"); }},
+      {"memo in upper case",
+       [](const Intent& i) {
+         std::string upper = i.memo;
+         for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+         return transfer_body(i.from, i.to, i.amount, i.currency, upper);
+       }},
+      {"another currency", [](const Intent& i) { return transfer_body(i.from, i.to, i.amount, i.currency == "CHF" ? "NOK" : "CHF", i.memo); }},
+      {"another source account",
+       [&](const Intent& i) { return transfer_body(other_source.id, i.to, i.amount, i.currency, i.memo); }},
+  };
+  for (const auto& change : transfer_changes) {
+    Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+    pay.expect_moves = 1;
+    run.expect_status(run.settle(pay.attempt()), pay.attempt(), {201});
+    Attempt other = pay.attempt().with_body(change.body(pay));
+    if (!run.expect_status(run.settle(other), other, {422}, "idempotency-key-reused", Anomaly::FingerprintIgnored))
+      run.findings().back().what += std::string(" (") + change.what + ")";
+  }
+  Intent& payout = run.world().payout(*alice, *from, affordable_amount(run, *from));
+  payout.expect_moves = 1;
+  run.expect_status(run.settle(payout.attempt()), payout.attempt(), {201});
+  Attempt elsewhere = payout.attempt().with_body(
+      payout_body(payout.from, payout.destination + "9", payout.amount, payout.currency, payout.memo));
+  if (!run.expect_status(run.settle(elsewhere), elsewhere, {422}, "idempotency-key-reused", Anomaly::FingerprintIgnored))
+    run.findings().back().what += " (payout to another destination)";
 }
 
 // The same transfer, written three other ways.
@@ -68,6 +108,9 @@ std::vector<Check> stage3_checks() {
       {"stage3.changed-recipient", 3, "the same key with another recipient gets 422 and moves nothing more", section,
        "store a fingerprint of the body with the key; compare it on every repeat", Needs::Nothing,
        [](CheckRun& r) { changed_body(r, false); }},
+      {"stage3.changed-other-fields", 3,
+       "the same key with another memo, currency, source or payout destination gets 422 and moves nothing more",
+       section, "fingerprint the whole canonical body, every member as sent", Needs::Nothing, changed_other_fields},
       {"stage3.equivalent-body", 3, "the same body reordered, re-spaced or escaped differently is the same request",
        section, "fingerprint the RFC 8785 canonical form, not the raw bytes", Needs::Nothing, equivalent_body},
   };

@@ -46,7 +46,7 @@ show       prints one intent: its story, every send, and with --record what each
 Replay options:
   --workers N      clients sending at once (default 64)
   --speed X        day time runs X times faster than real time between intents (default: about 10000
-                   intents a second, and at least 1000)
+                   intents a second, and at most 10000 times faster)
   --json FILE      the figures as JSON
   --record FILE    every send's answer and the ledger, for `grader day show` (with one server only)
   --expect-clean   exit 1 if the audit finds damage (the published expiry policy is not damage)

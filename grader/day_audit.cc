@@ -160,11 +160,12 @@ DayDamage audit_day(const DayLog& day, const DayReplay& replay) {
       }
     }
     // Cross-client: the key is also another client's, and this request never ran, though the server
-    // answered it as done (2xx) or as a reused key (422) rather than refusing it for its own reasons.
+    // answered it as done (2xx), as a reused key (422) or with a replay (of the other client's answer),
+    // rather than refusing it for its own reasons.
     const std::string& key = intent.sends.front().key.value_or(intent.key);
     if (clients_of_key[key].size() > 1 && (copy || mine.empty()))
       for (const auto* a : sent)
-        if (a->status && (success(*a) || *a->status == 422)) cross = true;
+        if (a->status && (success(*a) || *a->status == 422 || a->replayed)) cross = true;
     if (lost) add(Damage::Lost, intent.id);
     if (mismatch) add(Damage::Mismatch, intent.id);
     if (cross) add(Damage::CrossClient, intent.id);

@@ -84,7 +84,10 @@ DaySend parse_send(const LineReader& r, const json& s, const DayLog& day) {
   if (!!send.at_ms + !!send.after_ms + !!send.during_ms != 1)
     r.fail("each send has exactly one of \"at\", \"after\" and \"during\"");
   send.next_day = r.flag(s, "next_day");
-  if (s.contains("key")) send.key = r.text(s, "key");
+  if (s.contains("key")) {
+    send.key = r.text(s, "key");
+    if (send.key->size() > 200) r.fail("\"key\" is at most 200 characters (the replay adds a prefix)");
+  }
   send.amount = r.integer(s, "amount", 1, kMaxMoney);
   if (s.contains("as")) {
     send.as_client = r.text(s, "as");
@@ -158,8 +161,11 @@ DayIntent parse_intent(const LineReader& r, const json& j, const DayLog& day, co
   for (const auto& s : j["sends"]) intent.sends.push_back(parse_send(r, s, day));
   if (!intent.sends.front().at_ms) r.fail("the first send has \"at\"");
   bool next_day = false;
-  for (const auto& send : intent.sends) {
-    if (send.next_day && !next_day && !send.at_ms) r.fail("the first next-day send has \"at\"");
+  for (std::size_t k = 0; k < intent.sends.size(); ++k) {
+    const DaySend& send = intent.sends[k];
+    const bool first_of_its_day = k == 0 || (send.next_day && !next_day);
+    if (first_of_its_day && !send.at_ms) r.fail("the first send of a day has \"at\"");
+    if (!first_of_its_day && send.at_ms) r.fail("only the first send of a day has \"at\"; the others \"after\" or \"during\"");
     if (next_day && !send.next_day) r.fail("a send of the day after a next-day send");
     next_day = next_day || send.next_day;
   }

@@ -26,8 +26,9 @@ constexpr std::int64_t kUnknownAccountId = (1LL << 53) - 1;  // no lab server ha
 constexpr milliseconds kConnectPatienceWhileDown{100};
 constexpr milliseconds kGiveUpOnDownServer{30'000};
 constexpr int kClockTries = 500;
-constexpr double kDefaultIntentsPerSecond = 10000;  // the default speed starts intents about this fast
-constexpr double kMinSpeed = 1000;           // ... but a day-second never lasts more than a real millisecond  // 20 ms apart: as long as a restart may take
+constexpr double kDefaultIntentsPerSecond = 10000;  // the default speed starts intents about this fast ...
+constexpr double kMaxDefaultSpeed = 10000;  // ... but squeezes no day-second below 0.1 ms, so a small day's
+                                            // intents keep their order (a minute apart: 6 ms apart)  // 20 ms apart: as long as a restart may take
 // After the last send, answers the clients gave up on may still be running on the server (their
 // Lab-Delay-Ms). The audit reads the ledger after the longest of them ends, plus this margin, and only
 // once two reads agree.
@@ -173,7 +174,8 @@ class Replayer {
     if (chains.empty()) return;
     const std::int64_t first = first_at(chains.front()), span = first_at(chains.back()) - first;
     const double default_ms = 1000.0 * static_cast<double>(chains.size()) / kDefaultIntentsPerSecond;
-    const double speed = config_.speed > 0 ? config_.speed : std::max(kMinSpeed, span / default_ms);
+    const double speed =
+        config_.speed > 0 ? config_.speed : std::clamp(span / std::max(default_ms, 1.0), 1.0, kMaxDefaultSpeed);
     const auto phase_begin = Clock::now();
     auto start_of = [&](std::size_t i) {
       return phase_begin + std::chrono::duration_cast<Clock::duration>(

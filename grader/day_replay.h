@@ -5,8 +5,8 @@
 //   DayDamage damage = audit_day(day, replay);           // grader/day_audit.h
 //
 // How time is kept: intents start in the day's order, on a clock that runs `speed` times faster than real
-// time (by default fast enough to start about 10,000 intents a second, and at least a thousand times faster:
-// a day-second is at most a real millisecond), up to `workers` clients at once. Time inside an intent is kept in real milliseconds: a send waits
+// time (by default fast enough to start about 10,000 intents a second, but at most 10,000 times faster, so
+// that intents a minute apart on the day's clock stay 6 ms apart), up to `workers` clients at once. Time inside an intent is kept in real milliseconds: a send waits
 // its "after" or "during", a client gives up after its "timeout_ms" (it closes the connection and never
 // reads the answer), a "drop" cuts the connection right after sending. A "crash" send makes the server
 // _exit (Lab-Crash); the replay restarts it on the same database while no other request is in flight, and

@@ -88,6 +88,8 @@ void judge(const Column& c, const std::vector<Check>& checks, std::vector<std::s
 
 }  // namespace
 
+std::string matrix_server_flags() { return kServerFlags; }
+
 const std::vector<Subject>& matrix_subjects() {
   static const std::vector<Subject> subjects = {
       {"stage1_naive", "s1", 1, {}},

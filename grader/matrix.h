@@ -23,6 +23,9 @@ struct Subject {
 };
 
 const std::vector<Subject>& matrix_subjects();
+// The server flags every subject is started with (non-default --lease and --key-ttl, so the policy check
+// sees the values in force); the binary's path goes in front.
+std::string matrix_server_flags();
 int run_matrix(const GraderOptions& options);  // the process exit status
 
 }  // namespace grader

@@ -25,6 +25,7 @@ Usage:
   grader matrix --bin-dir <build>/stages [--seed S]
   grader day generate|replay|show ...     the day of requests (grader day --help)
   grader demo [NAME]                      narrated failure scenarios (grader demo --help)
+  grader mutants --bin-dir DIR [--seeds N]   the grader against stage 6's mutants (grader mutants --help)
   grader --list
 
 The server command may use {port}, {db} and {admin_token}; the grader fills them with a free port, a
