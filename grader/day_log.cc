@@ -226,16 +226,16 @@ std::string clock_text(std::int64_t ms) {
 }
 
 std::optional<std::int64_t> parse_clock_text(const std::string& t) {
-  unsigned h = 0, m = 0, s = 0, ms = 0;
-  int used = 0;
-  if (t.size() == 8 && std::sscanf(t.c_str(), "%2u:%2u:%2u%n", &h, &m, &s, &used) == 3 && used == 8) {
-  } else if (t.size() == 12 && std::sscanf(t.c_str(), "%2u:%2u:%2u.%3u%n", &h, &m, &s, &ms, &used) == 4 &&
-             used == 12) {
-  } else {
-    return std::nullopt;
+  // Digits only where digits go (sscanf's %u would also take spaces and signs).
+  if (t.size() != 8 && t.size() != 12) return std::nullopt;
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    const char want = k == 2 || k == 5 ? ':' : k == 8 ? '.' : '0';
+    if (want == '0' ? t[k] < '0' || t[k] > '9' : t[k] != want) return std::nullopt;
   }
+  auto number = [&](std::size_t at, std::size_t digits) { return std::stoll(t.substr(at, digits)); };
+  const std::int64_t h = number(0, 2), m = number(3, 2), s = number(6, 2), ms = t.size() == 12 ? number(9, 3) : 0;
   if (h > 23 || m > 59 || s > 59) return std::nullopt;
-  return ((h * 60LL + m) * 60 + s) * 1000 + ms;
+  return ((h * 60 + m) * 60 + s) * 1000 + ms;
 }
 
 DayLog parse_day_log(std::istream& in, const std::string& name) {
