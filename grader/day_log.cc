@@ -241,6 +241,7 @@ std::optional<std::int64_t> parse_clock_text(const std::string& t) {
 DayLog parse_day_log(std::istream& in, const std::string& name) {
   DayLog day;
   std::set<std::string> clients, accounts, intents;
+  bool day_line = false;
   LineReader r{name};
   std::string text;
   while (std::getline(in, text)) {
@@ -254,8 +255,9 @@ DayLog parse_day_log(std::istream& in, const std::string& name) {
     }
     if (!j.is_object()) r.fail("each line is a JSON object");
     if (j.contains("day")) {
-      if (!day.clients.empty() || !day.accounts.empty() || !day.intents.empty() || day.seed)
+      if (day_line || !day.clients.empty() || !day.accounts.empty() || !day.intents.empty())
         r.fail("the \"day\" line comes first, once");
+      day_line = true;
       r.only(j, {"day", "seed", "next_day_clock_ms"});
       day.date = r.text(j, "day");
       if (j.contains("seed")) {
