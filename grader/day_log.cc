@@ -158,8 +158,11 @@ DayIntent parse_intent(const LineReader& r, const json& j, const DayLog& day, co
   for (const auto& s : j["sends"]) intent.sends.push_back(parse_send(r, s, day));
   if (!intent.sends.front().at_ms) r.fail("the first send has \"at\"");
   bool next_day = false;
-  for (const auto& send : intent.sends) {
+  for (std::size_t k = 0; k < intent.sends.size(); ++k) {
+    const DaySend& send = intent.sends[k];
+    const bool first_of_its_day = k == 0 || (send.next_day && !next_day);
     if (send.next_day && !next_day && !send.at_ms) r.fail("the first next-day send has \"at\"");
+    if (send.at_ms && !first_of_its_day) r.fail("only the first send of a day has \"at\" (the others: \"after\", \"during\")");
     if (next_day && !send.next_day) r.fail("a send of the day after a next-day send");
     next_day = next_day || send.next_day;
   }
