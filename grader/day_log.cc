@@ -84,7 +84,10 @@ DaySend parse_send(const LineReader& r, const json& s, const DayLog& day) {
   if (!!send.at_ms + !!send.after_ms + !!send.during_ms != 1)
     r.fail("each send has exactly one of \"at\", \"after\" and \"during\"");
   send.next_day = r.flag(s, "next_day");
-  if (s.contains("key")) send.key = r.text(s, "key");
+  if (s.contains("key")) {
+    send.key = r.text(s, "key");
+    if (send.key->size() > 200) r.fail("\"key\" is at most 200 characters (the replay adds a prefix)");
+  }
   send.amount = r.integer(s, "amount", 1, kMaxMoney);
   if (s.contains("as")) {
     send.as_client = r.text(s, "as");
