@@ -145,6 +145,8 @@ DayIntent parse_intent(const LineReader& r, const json& j, const DayLog& day, co
     intent.body_of = r.text(j, "body_of");
     const DayIntent* original = day.intent(intent.body_of);
     if (!original) r.fail("\"body_of\": no earlier intent \"" + intent.body_of + "\"");
+    if (!original->body_of.empty())
+      r.fail("\"body_of\": \"" + intent.body_of + "\" is itself a copy; name its original \"" + original->body_of + "\"");
     DayIntent copy = *original;  // the same request, sent by another client
     intent.kind = copy.kind, intent.from = copy.from, intent.to = copy.to, intent.destination = copy.destination;
     intent.amount = copy.amount, intent.currency = copy.currency, intent.memo = copy.memo;
