@@ -282,10 +282,11 @@ TEST_CASE("day log: the first send of an intent has at") {
 // "at" is when a day's first send goes out; the replay sends any later send of that day when the one
 // before it allows ("after", "during") and ignores an "at" there, so the log must not say one.
 TEST_CASE("day log: only the first send of a day has at") {
-  CHECK_THAT(refusal(day_with_sends(R"({"at":"10:00:00"},{"at":"11:00:00"})")), Contains("t.jsonl:7: "));
+  CHECK_THAT(refusal(day_with_sends(R"({"at":"10:00:00"},{"at":"11:00:00"})")),
+             Contains("t.jsonl:7: only the first send of a day has \"at\""));
   CHECK_THAT(refusal(day_with_sends(R"({"at":"10:00:00"},{"next_day":true,"at":"09:00:00"},)"
                                     R"({"next_day":true,"at":"09:30:00"})")),
-             Contains("t.jsonl:7: "));
+             Contains("t.jsonl:7: only the first send of a day has \"at\""));
 }
 
 TEST_CASE("day log: a send's key has the intent key's limit: the replay adds a prefix to both") {
@@ -382,7 +383,7 @@ TEST_CASE("day log: body_of names an original, not another copy") {
                      R"("sends":[{"at":"10:00:00"}]})" "\n"
                      R"({"intent":"i2","client":"bob","body_of":"i1","key":"k","sends":[{"at":"10:00:01"}]})" "\n"
                      R"({"intent":"i3","client":"ann","body_of":"i2","key":"k","sends":[{"at":"10:00:02"}]})" "\n"),
-             Contains("t.jsonl:9: ") && Contains("\"i1\""));
+             Contains("t.jsonl:9: \"body_of\": \"i2\" is itself a copy; name its original \"i1\""));
 }
 
 TEST_CASE("day log: next-day sends come last, and the first of them has at") {
