@@ -145,9 +145,12 @@ DayIntent parse_intent(const LineReader& r, const json& j, const DayLog& day, co
     intent.body_of = r.text(j, "body_of");
     const DayIntent* original = day.intent(intent.body_of);
     if (!original) r.fail("\"body_of\": no earlier intent \"" + intent.body_of + "\"");
+    if (!original->body_of.empty())
+      r.fail("\"body_of\": \"" + intent.body_of + "\" is itself a copy; name its original \"" + original->body_of + "\"");
     DayIntent copy = *original;  // the same request, sent by another client
     intent.kind = copy.kind, intent.from = copy.from, intent.to = copy.to, intent.destination = copy.destination;
     intent.amount = copy.amount, intent.currency = copy.currency, intent.memo = copy.memo;
+    if (j.contains("memo")) r.fail("an intent with \"body_of\" sends the original's memo; it has no \"memo\"");
   } else {
     intent.kind = j.contains("transfer") ? "transfer" : "payout";
     parse_money(r, j[intent.kind], intent, day);
@@ -164,8 +167,8 @@ DayIntent parse_intent(const LineReader& r, const json& j, const DayLog& day, co
   for (std::size_t k = 0; k < intent.sends.size(); ++k) {
     const DaySend& send = intent.sends[k];
     const bool first_of_its_day = k == 0 || (send.next_day && !next_day);
-    if (first_of_its_day && !send.at_ms) r.fail("the first send of a day has \"at\"");
-    if (!first_of_its_day && send.at_ms) r.fail("only the first send of a day has \"at\"; the others \"after\" or \"during\"");
+    if (send.next_day && !next_day && !send.at_ms) r.fail("the first next-day send has \"at\"");
+    if (send.at_ms && !first_of_its_day) r.fail("only the first send of a day has \"at\" (the others: \"after\", \"during\")");
     if (next_day && !send.next_day) r.fail("a send of the day after a next-day send");
     next_day = next_day || send.next_day;
   }
@@ -237,21 +240,22 @@ std::string clock_text(std::int64_t ms) {
 }
 
 std::optional<std::int64_t> parse_clock_text(const std::string& t) {
-  unsigned h = 0, m = 0, s = 0, ms = 0;
-  int used = 0;
-  if (t.size() == 8 && std::sscanf(t.c_str(), "%2u:%2u:%2u%n", &h, &m, &s, &used) == 3 && used == 8) {
-  } else if (t.size() == 12 && std::sscanf(t.c_str(), "%2u:%2u:%2u.%3u%n", &h, &m, &s, &ms, &used) == 4 &&
-             used == 12) {
-  } else {
-    return std::nullopt;
+  // Digits only where digits go (sscanf's %u would also take spaces and signs).
+  if (t.size() != 8 && t.size() != 12) return std::nullopt;
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    const char want = k == 2 || k == 5 ? ':' : k == 8 ? '.' : '0';
+    if (want == '0' ? t[k] < '0' || t[k] > '9' : t[k] != want) return std::nullopt;
   }
+  auto number = [&](std::size_t at, std::size_t digits) { return std::stoll(t.substr(at, digits)); };
+  const std::int64_t h = number(0, 2), m = number(3, 2), s = number(6, 2), ms = t.size() == 12 ? number(9, 3) : 0;
   if (h > 23 || m > 59 || s > 59) return std::nullopt;
-  return ((h * 60LL + m) * 60 + s) * 1000 + ms;
+  return ((h * 60 + m) * 60 + s) * 1000 + ms;
 }
 
 DayLog parse_day_log(std::istream& in, const std::string& name) {
   DayLog day;
   std::set<std::string> clients, accounts, intents;
+  bool day_line = false;
   LineReader r{name};
   std::string text;
   while (std::getline(in, text)) {
@@ -265,8 +269,9 @@ DayLog parse_day_log(std::istream& in, const std::string& name) {
     }
     if (!j.is_object()) r.fail("each line is a JSON object");
     if (j.contains("day")) {
-      if (!day.clients.empty() || !day.accounts.empty() || !day.intents.empty() || day.seed)
+      if (day_line || !day.clients.empty() || !day.accounts.empty() || !day.intents.empty())
         r.fail("the \"day\" line comes first, once");
+      day_line = true;
       r.only(j, {"day", "seed", "next_day_clock_ms"});
       day.date = r.text(j, "day");
       if (j.contains("seed")) {
