@@ -208,14 +208,30 @@ ordered send_json(const DaySend& s) {
 
 }  // namespace
 
+// A day built by hand (tests, the generator before reindex()) has no index yet: then look linearly.
 const DayIntent* DayLog::intent(const std::string& id) const {
+  if (intent_index.size() != intents.size()) {
+    for (const auto& i : intents)
+      if (i.id == id) return &i;
+    return nullptr;
+  }
   auto it = intent_index.find(id);
-  return it == intent_index.end() || it->second >= intents.size() ? nullptr : &intents[it->second];
+  return it == intent_index.end() ? nullptr : &intents[it->second];
 }
 
 const DayAccount* DayLog::account(const std::string& name) const {
+  if (account_index.size() != accounts.size()) {
+    for (const auto& a : accounts)
+      if (a.name == name) return &a;
+    return nullptr;
+  }
   auto it = account_index.find(name);
-  return it == account_index.end() || it->second >= accounts.size() ? nullptr : &accounts[it->second];
+  return it == account_index.end() ? nullptr : &accounts[it->second];
+}
+
+bool DayLog::has_client(const std::string& name) const {
+  if (client_index.size() != clients.size()) return std::find(clients.begin(), clients.end(), name) != clients.end();
+  return client_index.count(name) != 0;
 }
 
 void DayLog::reindex() {

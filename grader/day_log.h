@@ -77,7 +77,7 @@ struct DayLog {
 
   const DayIntent* intent(const std::string& id) const;
   const DayAccount* account(const std::string& name) const;
-  bool has_client(const std::string& name) const { return client_index.count(name) != 0; }
+  bool has_client(const std::string& name) const;
   std::size_t send_count() const;
   void reindex();  // after changing intents or accounts by hand: the look-ups above use these maps
 
