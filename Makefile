@@ -5,7 +5,7 @@ TEST_ENV   ?=
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all deps build test demo asan tsan lesson-diffs gradescope clean help
+.PHONY: all deps build test demo asan tsan lesson-diffs gradescope mutants clean help
 
 all: build
 
@@ -14,6 +14,7 @@ help:
 	@echo "make test          build, then run every test (unit, end-to-end, grader matrix)"
 	@echo "make asan | tsan   the tests under AddressSanitizer+UBSan | ThreadSanitizer (build-asan, build-tsan)"
 	@echo "make lesson-diffs  regenerate stages/*/lesson.diff"
+	@echo "make mutants       build stage 6's mutants and grade each on SEEDS seeds (default 10)"
 	@echo "make gradescope    build/gradescope/autograder.zip (edit scripts/gradescope/config.env first)"
 	@echo "make clean         remove build folders"
 
@@ -44,6 +45,12 @@ tsan:
 
 lesson-diffs:
 	scripts/lesson-diffs.sh write
+
+# The grader against realistic mistakes in stage 6 (grader/mutants): every one must be killed and named.
+SEEDS ?= 10
+mutants: build
+	cmake --build $(BUILD) --target mutants -j$(JOBS)
+	$(BUILD)/grader/grader mutants --bin-dir $(BUILD)/stages --mutants grader/mutants --seeds $(SEEDS)
 
 gradescope: build
 	scripts/gradescope/package.sh $(BUILD)/gradescope/autograder.zip

@@ -113,6 +113,37 @@ void policy(CheckRun& run) {
                               "GET /idempotency-policy", got, ""});
 }
 
+// What the policy says is stored must be what the server stores: a 402 listed in stored_statuses is
+// replayed to the same key and body even after the account could pay; a 402 not listed lets it run.
+void policy_stored_outcomes(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  auto res = run.api().as_client(alice->token, "GET", "/idempotency-policy");
+  auto j = nlohmann::json::parse(res.body, nullptr, false);
+  if (res.status != 200 || !j.is_object() || !j.contains("stored_statuses") || !j["stored_statuses"].is_array())
+    return run.fail(Anomaly::PolicyMismatch, "GET /idempotency-policy publishes no \"stored_statuses\" array");
+  bool stores_402 = false;
+  for (const auto& status : j["stored_statuses"]) stores_402 = stores_402 || status == 402;
+
+  const std::int64_t shortfall = run.rng().between(100, 5'000);
+  Account& savings = run.world().account(*alice, shortfall + 10'000);
+  Intent& big = run.world().transfer(*alice, *from, *to, from->opening + shortfall);
+  big.max_moves = stores_402 ? 0 : 1;
+  big.expect_moves = big.max_moves;
+  run.expect_status(run.settle(big.attempt()), big.attempt(), {402}, "insufficient-funds");
+  Intent& top_up = run.world().transfer(*alice, savings, *from, shortfall + 1'000);
+  top_up.expect_moves = 1;
+  run.expect_status(run.settle(top_up.attempt()), top_up.attempt(), {201});
+  const Attempt same = big.attempt();
+  Exchange again = run.settle(same);  // the same key and body, now that the account can pay
+  const bool replayed_402 = again.response && again.response->status == 402;
+  if (stores_402 && !replayed_402)
+    run.fail(Anomaly::PolicyMismatch, "the policy lists 402 in stored_statuses, but the same key and body ran again",
+             &same, &again, "402, the stored outcome, replayed");
+  else if (!stores_402 && !is_success(again))
+    run.fail(Anomaly::PolicyMismatch, "the policy does not list 402 in stored_statuses, but the 402 was kept",
+             &same, &again, "201: an outcome that is not stored does not bind the key");
+}
+
 }  // namespace
 
 std::vector<Check> stage6_checks() {
@@ -127,6 +158,9 @@ std::vector<Check> stage6_checks() {
        "the endpoint is part of the key's scope", Needs::Nothing, endpoint_scope},
       {"stage6.key-ttl", 6, "before the TTL a repeat replays; after it the same request is a new transfer", section,
        "expire keys --key-ttl seconds after first use, on the lab clock", Needs::Nothing, key_ttl},
+      {"stage6.policy-stored-outcomes", 6, "the statuses the policy says are stored are the ones replayed", section,
+       "publish in stored_statuses exactly the outcomes you complete the key with", Needs::Nothing,
+       policy_stored_outcomes},
       {"stage6.policy", 6, "GET /idempotency-policy matches the flags and the behaviour", section,
        "report scope, key_ttl_seconds, lease_seconds, fingerprint, stored_statuses, replay_header", Needs::Nothing,
        policy},

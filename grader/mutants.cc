@@ -165,6 +165,7 @@ int run_mutants(const std::vector<std::string>& args) {
       std::printf("      by %s\n      named %s%s\n", checks_text.c_str(), anomalies_text.c_str(),
                   named_every ? "" : ("  (expected " + m.anomaly + " on every seed)").c_str());
     }
+    std::fflush(stdout);  // one line per mutant as it is done, also into a pipe or a log
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!not_built.empty()) {
