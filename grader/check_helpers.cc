@@ -31,3 +31,14 @@ std::optional<std::int64_t> entry_id(const Exchange& x) {
 }
 
 }  // namespace grader
+
+namespace grader {
+
+Anomaly anomaly_of_wrong_answer(const Exchange& x, Anomaly if_success) {
+  if (!x.response) return Anomaly::NoResponse;
+  if (x.response->status >= 200 && x.response->status < 300) return if_success;
+  if (x.response->status == 409 && problem_type_of(*x.response) == "request-in-progress") return Anomaly::StuckKey;
+  return Anomaly::WrongStatus;
+}
+
+}  // namespace grader

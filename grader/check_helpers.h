@@ -18,6 +18,11 @@ TwoAccounts client_with_two_accounts(CheckRun& run, const std::string& role);
 // An amount the source can afford several times over.
 std::int64_t affordable_amount(CheckRun& run, const Account& from);
 
+// Names a wrong answer to a request that should have been refused: a success is `if_success` (the server
+// answered as if it were a new or the same request); a 409 in progress while nothing runs is a stuck key;
+// any other status is a wrong status.
+Anomaly anomaly_of_wrong_answer(const Exchange& x, Anomaly if_success);
+
 bool is_success(const Exchange& x);  // any 2xx
 int status_of(const Exchange& x);    // 0 when no response
 // The "id" member of a JSON body, if there is one.

@@ -117,6 +117,7 @@ Exchange CheckRun::settle(const Attempt& a, Settle how) {
     if (x.response) {
       int s = x.response->status;
       if (s == 409 && problem_type_of(*x.response) == "request-in-progress") {
+        if (how.nothing_running) return x;
         retry = true;
         if (how.lease_takeover && ++in_progress >= kInProgressBeforeTakeover) {
           advance_past_lease();

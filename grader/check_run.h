@@ -33,6 +33,8 @@ namespace grader {
 struct Settle {
   bool lease_takeover = false;  // after a few 409s, advance the lab clock past the lease and go on
   bool restart_if_down = true;  // a dead server (a crash the check caused) is restarted
+  bool nothing_running = false;  // no request with this key is running: a 409 in progress is a stuck key,
+                                 // returned at once instead of waited out
 };
 
 // Thrown by a check that cannot go on (setup failed, the server is gone); the check fails with it.

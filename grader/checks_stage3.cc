@@ -19,7 +19,8 @@ void changed_body(CheckRun& run, bool change_amount) {
   std::string body = change_amount ? transfer_body(pay.from, pay.to, pay.amount + 1, pay.currency, pay.memo)
                                    : transfer_body(pay.from, elsewhere.id, pay.amount, pay.currency, pay.memo);
   Attempt other = pay.attempt().with_body(body);
-  run.expect_status(run.settle(other), other, {422}, "idempotency-key-reused", Anomaly::FingerprintIgnored);
+  Exchange x = run.settle(other, Settle{.nothing_running = true});
+  run.expect_status(x, other, {422}, "idempotency-key-reused", anomaly_of_wrong_answer(x, Anomaly::FingerprintIgnored));
 }
 
 // Every member of the body is part of the request, not only the amount and the recipient: a fingerprint
@@ -48,7 +49,8 @@ void changed_other_fields(CheckRun& run) {
     pay.expect_moves = 1;
     run.expect_status(run.settle(pay.attempt()), pay.attempt(), {201});
     Attempt other = pay.attempt().with_body(change.body(pay));
-    if (!run.expect_status(run.settle(other), other, {422}, "idempotency-key-reused", Anomaly::FingerprintIgnored))
+    Exchange x = run.settle(other, Settle{.nothing_running = true});
+    if (!run.expect_status(x, other, {422}, "idempotency-key-reused", anomaly_of_wrong_answer(x, Anomaly::FingerprintIgnored)))
       run.findings().back().what += std::string(" (") + change.what + ")";
   }
   Intent& payout = run.world().payout(*alice, *from, affordable_amount(run, *from));
@@ -56,7 +58,9 @@ void changed_other_fields(CheckRun& run) {
   run.expect_status(run.settle(payout.attempt()), payout.attempt(), {201});
   Attempt elsewhere = payout.attempt().with_body(
       payout_body(payout.from, payout.destination + "9", payout.amount, payout.currency, payout.memo));
-  if (!run.expect_status(run.settle(elsewhere), elsewhere, {422}, "idempotency-key-reused", Anomaly::FingerprintIgnored))
+  Exchange moved = run.settle(elsewhere, Settle{.nothing_running = true});
+  if (!run.expect_status(moved, elsewhere, {422}, "idempotency-key-reused",
+                         anomaly_of_wrong_answer(moved, Anomaly::FingerprintIgnored)))
     run.findings().back().what += " (payout to another destination)";
 }
 
