@@ -21,18 +21,11 @@ std::variant<MoneyRequest, Problem> transfer_of(const std::string& amount, const
   return transfer(R"({"from_account":1,"to_account":2,"amount":)" + amount + R"(,"currency":"USD")" + more + "}");
 }
 
-const MoneyRequest& accepted(const std::variant<MoneyRequest, Problem>& result) {
+// A copy, not a reference: the callers pass a temporary.
+MoneyRequest accepted(const std::variant<MoneyRequest, Problem>& result) {
   if (const auto* problem = std::get_if<Problem>(&result)) FAIL_CHECK(problem->detail);
   REQUIRE(std::holds_alternative<MoneyRequest>(result));
   return std::get<MoneyRequest>(result);
-}
-
-// The reasons of all errors, for invalid-field problems.
-std::vector<std::string> reasons_of(const std::variant<MoneyRequest, Problem>& result) {
-  REQUIRE(problem_of(result) == ProblemType::InvalidField);
-  std::vector<std::string> reasons;
-  for (const auto& error : std::get<Problem>(result).extra["errors"]) reasons.push_back(error["reason"]);
-  return reasons;
 }
 
 ProblemType problem_of(const std::variant<MoneyRequest, Problem>& result) {
@@ -44,6 +37,14 @@ ProblemType problem_of(const std::variant<MoneyRequest, Problem>& result) {
 std::string field_of(const std::variant<MoneyRequest, Problem>& result) {
   REQUIRE(problem_of(result) == ProblemType::InvalidField);
   return std::get<Problem>(result).extra["errors"][0]["field"].get<std::string>();
+}
+
+// The reasons of all errors, for invalid-field problems.
+std::vector<std::string> reasons_of(const std::variant<MoneyRequest, Problem>& result) {
+  REQUIRE(problem_of(result) == ProblemType::InvalidField);
+  std::vector<std::string> reasons;
+  for (const auto& error : std::get<Problem>(result).extra["errors"]) reasons.push_back(error["reason"]);
+  return reasons;
 }
 
 }  // namespace
@@ -170,17 +171,17 @@ TEST_CASE("validation errors are 400 and never 422", "[validation]") {
 // ---------------------------------------------------------------------------------------------
 
 TEST_CASE("an amount may be written in any JSON spelling of its integer, and is one canonical form", "[validation]") {
-  const auto& plain = accepted(transfer_of("1500"));
+  const auto plain = accepted(transfer_of("1500"));
   for (const char* spelling : {"1500.0", "1.5e3", "15E2", "1.5E+3", "15000e-1", "1500.000", "0.15e4"}) {
     INFO(spelling);
-    const auto& same = accepted(transfer_of(spelling));
+    const auto same = accepted(transfer_of(spelling));
     CHECK(same.amount == 1500);
     CHECK(same.canonical_body == plain.canonical_body);
   }
 }
 
 TEST_CASE("account ids may be written as N.0 or with an exponent too", "[validation]") {
-  const auto& r = accepted(transfer(R"({"from_account":1.0,"to_account":2e0,"amount":1,"currency":"USD"})"));
+  const auto r = accepted(transfer(R"({"from_account":1.0,"to_account":2e0,"amount":1,"currency":"USD"})"));
   CHECK(r.from_account == 1);
   CHECK(r.to_account == 2);
   CHECK(r.canonical_body == accepted(transfer(R"({"from_account":1,"to_account":2,"amount":1,"currency":"USD"})"))
@@ -209,7 +210,7 @@ TEST_CASE("an integral value beyond 2^53 - 1 is refused in every spelling", "[va
 TEST_CASE("the parsed value decides, not the spelling: what a double reads as 1500 is 1500", "[validation]") {
   // The nearest double to 1500.0000000000000001 is 1500, so its canonical form (the fingerprint's input) is
   // the canonical form of 1500: accepting one and refusing the other would split one fingerprint in two.
-  const auto& r = accepted(transfer_of("1500.0000000000000001"));
+  const auto r = accepted(transfer_of("1500.0000000000000001"));
   CHECK(r.amount == 1500);
   CHECK(r.canonical_body == accepted(transfer_of("1500")).canonical_body);
 }
@@ -228,7 +229,7 @@ TEST_CASE("metadata is optional; absent, the request has none", "[validation][me
 
 TEST_CASE("metadata of any JSON values is accepted on transfers and payouts and kept in canonical form",
           "[validation][metadata]") {
-  const auto& r = accepted(transfer_of("1", R"(,"metadata":{"order":"A-17","rate":1e-1,"n":15E2,"tags":["x",null,true]})"));
+  const auto r = accepted(transfer_of("1", R"(,"metadata":{"order":"A-17","rate":1e-1,"n":15E2,"tags":["x",null,true]})"));
   REQUIRE(r.metadata);
   CHECK(*r.metadata == R"({"n":1500,"order":"A-17","rate":0.1,"tags":["x",null,true]})");
   auto payout = parse_money_request(
@@ -247,8 +248,8 @@ TEST_CASE("the same metadata spelled differently is the same request; a changed 
       ",\"metadata\":{\"n\":3.0,\"\xef\xac\x81\":\"caf\xc3\xa9\",\"\xf0\x9f\x98\x80\":\"smile\",\"big\":"
       "1000000000000000000000,\"rate\":1E-1}";
   const std::string changed = R"(,"metadata":{"rate":0.2,"big":1e21,"\ud83d\ude00":"smile","ﬁ":"café","n":3})";
-  const auto& a = accepted(transfer_of("1500", first));
-  const auto& b = accepted(transfer_of("1.5e3", same));
+  const auto a = accepted(transfer_of("1500", first));
+  const auto b = accepted(transfer_of("1.5e3", same));
   CHECK(a.canonical_body == b.canonical_body);
   CHECK(a.metadata == b.metadata);
   CHECK(a.canonical_body != accepted(transfer_of("1500", changed)).canonical_body);
