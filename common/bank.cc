@@ -11,7 +11,9 @@ namespace {
 //   clients(id, name, token_sha256 UNIQUE, created_at)
 //   accounts(id, client_id -> clients, currency, opening_balance, balance >= 0, created_at)
 //   ledger(id, kind 'transfer'|'payout', from_account -> accounts, to_account -> accounts | NULL,
-//          destination | NULL, amount > 0, currency, memo, from_balance_after, created_at)
+//          destination | NULL, amount > 0, currency, memo, metadata | NULL, from_balance_after, created_at)
+//   ledger.metadata is the request's `metadata` object as RFC 8785 canonical JSON text, NULL when the
+//   request had none (echoed as a JSON object, omitted when NULL).
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS clients (
   id           INTEGER PRIMARY KEY,
@@ -36,6 +38,7 @@ CREATE TABLE IF NOT EXISTS ledger (
   amount             INTEGER NOT NULL CHECK (amount > 0),
   currency           TEXT NOT NULL,
   memo               TEXT NOT NULL,
+  metadata           TEXT,
   from_balance_after INTEGER NOT NULL,
   created_at         INTEGER NOT NULL
 );
@@ -45,7 +48,7 @@ constexpr int kTokenBytes = 32;   // 256 random bits: guessing a token is hopele
 
 constexpr const char* kSelectEntry =
     "SELECT id, kind, from_account, to_account, destination, amount, currency, memo, from_balance_after, "
-    "created_at FROM ledger";
+    "created_at, metadata FROM ledger";
 
 LedgerEntry entry_from_row(const Statement& row) {
   LedgerEntry e;
@@ -59,6 +62,7 @@ LedgerEntry entry_from_row(const Statement& row) {
   e.memo = row.column_text(7);
   e.from_balance_after = row.column_int64(8);
   e.created_at = row.column_int64(9);
+  if (!row.column_is_null(10)) e.metadata = row.column_text(10);
   return e;
 }
 
@@ -83,6 +87,8 @@ nlohmann::json LedgerEntry::to_ledger_json() const {
   j["amount"] = amount;
   j["currency"] = currency;
   j["memo"] = memo;
+  // Stored as canonical text, which this server wrote itself: parsing it back cannot fail.
+  if (metadata) j["metadata"] = nlohmann::json::parse(*metadata);
   j["created_at"] = created_at;
   return j;
 }
@@ -169,12 +175,13 @@ MoneyOutcome Bank::move_money(Connection& conn, const Client& client, const Mone
   entry.amount = request.amount;
   entry.currency = request.currency;
   entry.memo = request.memo;
+  entry.metadata = request.metadata;
   entry.from_balance_after = from->balance - request.amount;
   entry.created_at = clock_.now_ms();
   conn.prepare("UPDATE accounts SET balance = balance - ?1 WHERE id = ?2").bind(1, request.amount).bind(2, from->id).run();
   if (to) conn.prepare("UPDATE accounts SET balance = balance + ?1 WHERE id = ?2").bind(1, request.amount).bind(2, to->id).run();
   conn.prepare("INSERT INTO ledger (kind, from_account, to_account, destination, amount, currency, memo, "
-               "from_balance_after, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
+               "from_balance_after, created_at, metadata) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
       .bind(1, kind_of(request.endpoint))
       .bind(2, entry.from_account)
       .bind(3, entry.to_account)
@@ -184,6 +191,7 @@ MoneyOutcome Bank::move_money(Connection& conn, const Client& client, const Mone
       .bind(7, entry.memo)
       .bind(8, entry.from_balance_after)
       .bind(9, entry.created_at)
+      .bind(10, entry.metadata)
       .run();
   entry.id = conn.last_insert_rowid();
   return entry;

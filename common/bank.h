@@ -53,6 +53,7 @@ struct LedgerEntry {
   std::int64_t amount = 0;
   std::string currency;
   std::string memo;
+  std::optional<std::string> metadata;   // RFC 8785 text of the request's metadata; absent: none was sent
   std::int64_t from_balance_after = 0;
   std::int64_t created_at = 0;   // lab clock, Unix milliseconds
   nlohmann::json to_json() const;   // the 201 body: the entry with from_balance_after

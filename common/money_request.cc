@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "common/canonical_json.h"
+#include "common/request_metadata.h"
 
 namespace lab {
 namespace {
@@ -44,23 +46,58 @@ class FieldErrors {
   json errors_ = json::array();
 };
 
-// A positive integer of at most kMaxMinorUnits. 10.0 and 1e2 are refused: money is counted, not measured.
+// A positive integer of at most kMaxMinorUnits, in any JSON spelling of that integer: 1500, 1500.0, 1.5e3
+// and 15E2 are one number. Money is counted, not measured, so 1500.5 is refused; but whether a number is
+// integral is a question about its value, not its spelling. The decision is made on the value parsed (for a
+// fraction or exponent, the IEEE-754 double nearest the spelling, the value RFC 8785 canonicalizes), never
+// on the text: the fingerprint sees only that value, so two bodies with one canonical form, and hence one
+// fingerprint, must never be one accepted and one refused, nor name two different amounts. It follows that
+// 1500.0000000000000001, whose nearest double is 1500, is 1500. Below 2^53 every integer is a double
+// exactly, so an integral double in 1..kMaxMinorUnits converts to std::int64_t without loss.
 std::optional<std::int64_t> positive_integer(const json& body, const char* field, FieldErrors& errors) {
+  constexpr const char* kWhat = "must be a number with an integral value (1500, 1500.0 or 1.5e3)";
   auto it = body.find(field);
   if (it == body.end()) {
     errors.add(field, "is required");
-  } else if (!it->is_number_integer()) {
-    errors.add(field, "must be an integer");
-  } else if (it->is_number_unsigned() && it->get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxMinorUnits)) {
-    errors.add(field, "must be at most 2^53 - 1");
-  } else if (it->get<std::int64_t>() < 1) {
-    errors.add(field, "must be positive");
-  } else if (it->get<std::int64_t>() > kMaxMinorUnits) {
-    errors.add(field, "must be at most 2^53 - 1");
-  } else {
-    return it->get<std::int64_t>();
+    return std::nullopt;
   }
-  return std::nullopt;
+  if (!it->is_number()) {
+    errors.add(field, kWhat);
+    return std::nullopt;
+  }
+  // The integer spellings nlohmann keeps exact, unsigned ones up to 2^64 - 1: compared as integers, so
+  // 9007199254740993 (which a double would round to 2^53) is refused as too large, not mistaken for 2^53.
+  if (it->is_number_unsigned()) {
+    if (it->get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxMinorUnits)) {
+      errors.add(field, "must be at most 2^53 - 1");
+      return std::nullopt;
+    }
+  } else if (it->is_number_integer()) {
+    if (it->get<std::int64_t>() > kMaxMinorUnits) {
+      errors.add(field, "must be at most 2^53 - 1");
+      return std::nullopt;
+    }
+  } else {
+    const double value = it->get<double>();   // finite: the strict parser refuses what overflows a double
+    if (value != std::trunc(value)) {
+      errors.add(field, kWhat);
+      return std::nullopt;
+    }
+    if (value > static_cast<double>(kMaxMinorUnits)) {
+      errors.add(field, "must be at most 2^53 - 1");
+      return std::nullopt;
+    }
+    if (value < 1) {   // 0.0 and -0 too: zero is not positive whatever its sign
+      errors.add(field, "must be positive");
+      return std::nullopt;
+    }
+    return static_cast<std::int64_t>(value);
+  }
+  if (it->get<std::int64_t>() < 1) {
+    errors.add(field, "must be positive");
+    return std::nullopt;
+  }
+  return it->get<std::int64_t>();
 }
 
 std::optional<std::string> text(const json& body, const char* field, bool required, std::size_t max_bytes,
@@ -121,8 +158,10 @@ std::variant<MoneyRequest, Problem> parse_money_request(std::string_view content
   }
   const bool is_transfer = endpoint == Endpoint::Transfers;
   for (const auto& [name, value] : document.items()) {
-    static constexpr std::string_view kTransferFields[] = {"from_account", "to_account", "amount", "currency", "memo"};
-    static constexpr std::string_view kPayoutFields[] = {"from_account", "destination", "amount", "currency", "memo"};
+    static constexpr std::string_view kTransferFields[] = {"from_account", "to_account", "amount", "currency", "memo",
+                                                           "metadata"};
+    static constexpr std::string_view kPayoutFields[] = {"from_account", "destination", "amount", "currency", "memo",
+                                                         "metadata"};
     const auto& known = is_transfer ? kTransferFields : kPayoutFields;
     if (std::find(std::begin(known), std::end(known), name) == std::end(known)) errors.add(name, "is not a known field");
   }
@@ -142,6 +181,12 @@ std::variant<MoneyRequest, Problem> parse_money_request(std::string_view content
     auto destination = text(document, "destination", true, kMaxDestinationBytes, errors);
     if (destination && destination->empty()) errors.add("destination", "must not be empty");
     if (destination) request.destination = *destination;
+  }
+  if (auto metadata = document.find("metadata"); metadata != document.end()) {
+    for (const auto& reason : metadata_faults(*metadata)) errors.add("metadata", reason);
+    // Stored in canonical form: one spelling per value, so the ledger and the replayed 201 do not depend on
+    // how the first client happened to write it.
+    request.metadata = canonicalize(*metadata);
   }
   if (!errors.empty()) return errors.to_problem();
 

@@ -5,8 +5,9 @@
 //
 // Checks, in the contract's order: 415 not JSON, 413 body over kMaxBodyBytes, 400 bad JSON (RFC 8785 strict
 // parse: duplicate members, invalid UTF-8, lone surrogates, numbers out of range), 400 invalid-field (all
-// field errors at once, in `errors`). Validation never looks at the database: a 400 never touches the key
-// table, and "does this account exist?" is the bank's question (404), asked after the idempotency step.
+// field errors at once, in `errors`; the `metadata` object's limits are in request_metadata.h). Validation
+// never looks at the database: a 400 never touches the key table, and "does this account exist?" is the
+// bank's question (404), asked after the idempotency step.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +29,8 @@ std::string_view path_of(Endpoint endpoint);   // "/transfers" or "/payouts"
 std::string_view kind_of(Endpoint endpoint);   // "transfer" or "payout": the ledger's word
 
 // Amounts and balances are integers in minor units (cents), at most 2^53 - 1 so that every JSON
-// implementation, JavaScript's included, reads them exactly.
+// implementation, JavaScript's included, reads them exactly. In a request they may be spelled as any JSON
+// number with that integral value (1500, 1500.0, 1.5e3): RFC 8785 makes them one canonical form.
 inline constexpr std::int64_t kMaxMinorUnits = (std::int64_t{1} << 53) - 1;
 inline constexpr std::size_t kMaxBodyBytes = 16 * 1024;   // a transfer body is ~150 bytes
 inline constexpr std::size_t kMaxMemoBytes = 200;
@@ -42,6 +44,7 @@ struct MoneyRequest {
   std::int64_t amount = 0;
   std::string currency;
   std::string memo;
+  std::optional<std::string> metadata;   // RFC 8785 form of the `metadata` object, if the body had one
   std::string canonical_body;   // RFC 8785 form of the body: the input of the fingerprint (stage 3+)
 };
 

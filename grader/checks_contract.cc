@@ -125,6 +125,10 @@ void money_operation(CheckRun& run, bool transfer) {
   const std::int64_t amount = affordable_amount(run, *from);
   Intent& intent =
       transfer ? run.world().transfer(*owner, *from, *to, amount) : run.world().payout(*owner, *from, amount);
+  // Metadata belongs to the request: the 201 echoes it, as the same JSON value.
+  const Json metadata = {{"order", "A-" + intent.tag}, {"rate", 0.1}, {"lines", Json::array({1, "two"})}};
+  intent.body.pop_back();
+  intent.body += ",\"metadata\":" + metadata.dump() + "}";
   intent.expect_moves = 1;
   const std::string op = transfer ? "POST /transfers" : "POST /payouts";
   Exchange x = run.settle(intent.attempt());
@@ -142,6 +146,7 @@ void money_operation(CheckRun& run, bool transfer) {
   expect_equal(run, op, *j, "kind", transfer ? "transfer" : "payout");
   expect_equal(run, op, *j, "amount", amount);
   expect_equal(run, op, *j, "memo", intent.memo);
+  expect_equal(run, op, *j, "metadata", metadata);
   expect_equal(run, op, *j, "from_balance_after", from->opening - amount);
   if (transfer)
     expect_equal(run, op, *j, "to_account", to->id);
@@ -152,6 +157,9 @@ void money_operation(CheckRun& run, bool transfer) {
 void ledger(CheckRun& run) {
   auto [owner, from, to] = client_with_two_accounts(run, "erin");
   Intent& intent = run.world().transfer(*owner, *from, *to, affordable_amount(run, *from));
+  const Json metadata = {{"order", "B-" + intent.tag}};
+  intent.body.pop_back();
+  intent.body += ",\"metadata\":" + metadata.dump() + "}";
   intent.expect_moves = 1;
   run.settle(intent.attempt());
   auto end = run.api().ledger_end();
@@ -172,6 +180,7 @@ void ledger(CheckRun& run) {
                   {"memo", Type::String},
                   {"created_at", Type::Integer}});
   if (e) expect_equal(run, op + " entries[0]", *e, "memo", intent.memo);
+  if (e) expect_equal(run, op + " entries[0]", *e, "metadata", metadata);
 }
 
 void problem_document(CheckRun& run) {

@@ -89,10 +89,12 @@ std::vector<InvalidCase> invalid_cases() {
        [amount](const Intent& i, const Account&) {
          return edited(i, amount(i), "\"amount\":-" + std::to_string(i.amount));
        }},
-      {"amount 10.0 (money is counted)", 400, "invalid-field",
-       [amount](const Intent& i, const Account&) { return edited(i, amount(i), "\"amount\":10.0"); }},
-      {"amount 1e3", 400, "invalid-field",
-       [amount](const Intent& i, const Account&) { return edited(i, amount(i), "\"amount\":1e3"); }},
+      {"amount 10.5 (money is counted)", 400, "invalid-field",
+       [amount](const Intent& i, const Account&) { return edited(i, amount(i), "\"amount\":10.5"); }},
+      {"amount 1e16 (2^53 - 1 is the largest, in any spelling)", 400, "invalid-field",
+       [amount](const Intent& i, const Account&) { return edited(i, amount(i), "\"amount\":1e16"); }},
+      {"amount 0.0", 400, "invalid-field",
+       [amount](const Intent& i, const Account&) { return edited(i, amount(i), "\"amount\":0.0"); }},
       {"amount as a string", 400, "invalid-field",
        [amount](const Intent& i, const Account&) {
          return edited(i, amount(i), "\"amount\":\"" + std::to_string(i.amount) + "\"");
@@ -113,6 +115,14 @@ std::vector<InvalidCase> invalid_cases() {
        [](const Intent& i, const Account&) { return edited(i, "\"" + i.currency + "\"", "\"usd\""); }},
       {"a memo of 201 bytes", 400, "invalid-field",
        [](const Intent& i, const Account&) { return edited(i, "\"memo\":\"", "\"memo\":\"" + std::string(201, 'm')); }},
+      {"metadata that is not an object", 400, "invalid-field",
+       [](const Intent& i, const Account&) { return edited(i, "\"memo\"", "\"metadata\":[\"order 17\"],\"memo\""); }},
+      {"metadata with a key of 41 characters", 400, "invalid-field",
+       [](const Intent& i, const Account&) {
+         return edited(i, "\"memo\"", "\"metadata\":{\"" + std::string(41, 'k') + "\":1},\"memo\"");
+       }},
+      {"metadata nested 4 levels deep", 400, "invalid-field",
+       [](const Intent& i, const Account&) { return edited(i, "\"memo\"", "\"metadata\":{\"a\":[[[1]]]},\"memo\""); }},
       {"a JSON array instead of an object", 400, "invalid-field",
        [](const Intent& i, const Account&) { return i.attempt().with_body("[" + i.body + "]"); }},
       {"an account that does not exist", 404, "not-found",

@@ -1,8 +1,10 @@
 // checks_stage3.cc: stage 3, the fingerprint. LAB.md "Stage 3".
 //
-// A key names one request body. The same key with another amount or recipient is a client bug and gets
-// 422; the same JSON written differently (members reordered, other whitespace, other escapes) is the same
-// request, which only a canonical form (RFC 8785) sees.
+// A key names one request body. The same key with another amount, recipient or metadata value is a client
+// bug and gets 422; the same JSON written differently (members reordered, other whitespace, other escapes,
+// 1.5e3 for 1500, 1E-1 for 0.1) is the same request, which only a canonical form (RFC 8785) sees: a
+// fingerprint of the raw bytes fails all of it, one of a re-serialization with sorted keys (Python's
+// json.dumps(sort_keys=True), nlohmann's dump()) fails the numbers.
 #include <functional>
 
 #include "grader/check_helpers.h"
@@ -10,14 +12,27 @@
 namespace grader {
 namespace {
 
-void changed_body(CheckRun& run, bool change_amount) {
+// The body with a `metadata` member added at the end (bodies from transfer_body end with their '}').
+std::string with_metadata(std::string body, const std::string& metadata) {
+  body.pop_back();
+  return body + ",\"metadata\":" + metadata + "}";
+}
+
+enum class Change { Amount, Recipient, Metadata };
+
+void changed_body(CheckRun& run, Change change) {
   auto [alice, from, to] = client_with_two_accounts(run, "alice");
   Account& elsewhere = run.world().account(*alice, 1'000);
   Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  const std::string order = R"({"order":"A-17","rate":)";
+  if (change == Change::Metadata) pay.body = with_metadata(pay.body, order + "0.1}");
   pay.expect_moves = 1;
   run.expect_status(run.settle(pay.attempt()), pay.attempt(), {201});
-  std::string body = change_amount ? transfer_body(pay.from, pay.to, pay.amount + 1, pay.currency, pay.memo)
-                                   : transfer_body(pay.from, elsewhere.id, pay.amount, pay.currency, pay.memo);
+  std::string body =
+      change == Change::Amount      ? transfer_body(pay.from, pay.to, pay.amount + 1, pay.currency, pay.memo)
+      : change == Change::Recipient ? transfer_body(pay.from, elsewhere.id, pay.amount, pay.currency, pay.memo)
+                                    : with_metadata(transfer_body(pay.from, pay.to, pay.amount, pay.currency, pay.memo),
+                                                    order + "0.2}");
   Attempt other = pay.attempt().with_body(body);
   Exchange x = run.settle(other, Settle{.nothing_running = true});
   run.expect_status(x, other, {422}, "idempotency-key-reused", anomaly_of_wrong_answer(x, Anomaly::FingerprintIgnored));
@@ -81,21 +96,55 @@ std::string escaped(const Intent& i, const std::string& memo_escaped) {
          "\"}";
 }
 
+// 1234 as 1.234e3, 7 as 7e0: the same integer in scientific notation.
+std::string scientific(std::int64_t n) {
+  const std::string digits = std::to_string(n);
+  const std::string exponent = "e" + std::to_string(digits.size() - 1);
+  return digits.size() == 1 ? digits + exponent : digits.substr(0, 1) + "." + digits.substr(1) + exponent;
+}
+
+// The integer fields as floats: an amount in scientific notation, the accounts as N.0 and N0E-1.
+std::string numbers_respelled(const Intent& i) {
+  return "{\"from_account\":" + std::to_string(i.from) + ".0,\"to_account\":" + std::to_string(i.to) +
+         "0E-1,\"amount\":" + scientific(i.amount) + ",\"currency\":\"" + i.currency +
+         "\",\"memo\":" + nlohmann::json(i.memo).dump() + "}";
+}
+
+// Metadata a sort_keys fingerprint gets wrong (3 and 3.0; 1e21 and 1000000000000000000000, which Python keeps
+// as an int) beside what every parser gets right (0.1 and 1e-1, \u escapes), with keys outside the Basic
+// Multilingual Plane (U+1F600, two UTF-16 code units) and near its top (U+FB01), whose RFC 8785 order is not
+// their code point order.
+const std::string kMetadataFirst = R"({"rate":0.1,"limit":1e21,"items":3,"\ud83d\ude00":"smile","ﬁ":"caf\u00e9"})";
+const std::string kMetadataRespelled[] = {
+    "{\"\xef\xac\x81\":\"caf\xc3\xa9\",\"\xf0\x9f\x98\x80\":\"smile\",\"items\":3.0,\"limit\":1000000000000000000000,"
+    "\"rate\":1e-1}",
+    R"({"items":0.3e1,"\ud83d\ude00":"smile","rate":1E-1,"limit":1E+21,"\ufb01":"café"})",
+};
+
 void equivalent_body(CheckRun& run) {
   auto [alice, from, to] = client_with_two_accounts(run, "alice");
-  for (int variant = 0; variant < 3; ++variant) {
+  const char* how[] = {"members reordered", "whitespace added", "\\u00e9 for \xc3\xa9 and \\/ for /",
+                       "integer fields written as floats, e.g. 1.5e3 for 1500 and 7.0 for 7",
+                       "metadata written differently: 3.0 for 3, 1000000000000000000000 for 1e21, 1e-1 for 0.1, "
+                       "keys in another order and escaped",
+                       "metadata written differently: 0.3e1 for 3, 1E+21 for 1e21, 1E-1 for 0.1, escapes"};
+  for (int variant = 0; variant < 6; ++variant) {
     Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
     // A memo with "é" and "/", which JSON may also write as \u00e9 and \/.
     const std::string tag_part = " #" + pay.tag;
     pay.memo = "caf\xc3\xa9/bar" + tag_part;
     pay.body = transfer_body(pay.from, pay.to, pay.amount, pay.currency, pay.memo);
+    const bool has_metadata = variant >= 4;
+    if (has_metadata) pay.body = with_metadata(pay.body, kMetadataFirst);
     pay.expect_moves = 1;
     run.expect_status(run.settle(pay.attempt()), pay.attempt(), {201});
     std::string body = variant == 0   ? reordered(pay)
                        : variant == 1 ? respaced(pay)
-                                      : escaped(pay, "caf\\u00e9\\/bar" + tag_part);
+                       : variant == 2 ? escaped(pay, "caf\\u00e9\\/bar" + tag_part)
+                       : variant == 3 ? numbers_respelled(pay)
+                                      : with_metadata(transfer_body(pay.from, pay.to, pay.amount, pay.currency, pay.memo),
+                                                      kMetadataRespelled[variant - 4]);
     Attempt same = pay.attempt().with_body(body);
-    const char* how[] = {"members reordered", "whitespace added", "\\u00e9 for \xc3\xa9 and \\/ for /"};
     if (!run.expect_status(run.settle(same), same, {200, 201}, "", Anomaly::FingerprintTooStrict))
       run.findings().back().what += std::string(" (") + how[variant] + ")";
   }
@@ -108,15 +157,20 @@ std::vector<Check> stage3_checks() {
   return {
       {"stage3.changed-amount", 3, "the same key with another amount gets 422 and moves nothing more", section,
        "store a fingerprint of the body with the key; compare it on every repeat", Needs::Nothing,
-       [](CheckRun& r) { changed_body(r, true); }},
+       [](CheckRun& r) { changed_body(r, Change::Amount); }},
       {"stage3.changed-recipient", 3, "the same key with another recipient gets 422 and moves nothing more", section,
        "store a fingerprint of the body with the key; compare it on every repeat", Needs::Nothing,
-       [](CheckRun& r) { changed_body(r, false); }},
+       [](CheckRun& r) { changed_body(r, Change::Recipient); }},
       {"stage3.changed-other-fields", 3,
        "the same key with another memo, currency, source or payout destination gets 422 and moves nothing more",
        section, "fingerprint the whole canonical body, every member as sent", Needs::Nothing, changed_other_fields},
-      {"stage3.equivalent-body", 3, "the same body reordered, re-spaced or escaped differently is the same request",
-       section, "fingerprint the RFC 8785 canonical form, not the raw bytes", Needs::Nothing, equivalent_body},
+      {"stage3.changed-metadata", 3, "the same key with another metadata value gets 422 and moves nothing more",
+       section, "fingerprint the whole body, metadata included, not only the fields the bank reads", Needs::Nothing,
+       [](CheckRun& r) { changed_body(r, Change::Metadata); }},
+      {"stage3.equivalent-body", 3,
+       "the same body reordered, re-spaced, escaped or with numbers spelled differently is the same request", section,
+       "fingerprint the RFC 8785 canonical form, not the raw bytes nor a re-serialization with sorted keys",
+       Needs::Nothing, equivalent_body},
   };
 }
 

@@ -75,6 +75,31 @@ TEST_CASE_METHOD(BankFixture, "a payout takes money out of the bank and is count
   CHECK(std::get<LedgerEntry>(outcome).to_ledger_json()["destination"] == "IBAN DE89 3704 0044 0532 0130 00");
 }
 
+TEST_CASE_METHOD(BankFixture, "metadata is stored with the entry, read back and echoed as an object", "[bank]") {
+  auto with_metadata = transfer(alice_usd.id, bob_usd.id, 100);
+  with_metadata.metadata = R"({"order":"A-17","rate":0.1,"😀":[1,{"n":1e+21}]})";   // canonical, as validation stores it
+  auto outcome = bank.move_money_now(alice.client, with_metadata);
+  REQUIRE(std::holds_alternative<LedgerEntry>(outcome));
+  const auto expected = nlohmann::json::parse(*with_metadata.metadata);
+  CHECK(std::get<LedgerEntry>(outcome).to_json()["metadata"] == expected);
+
+  auto stored = bank.ledger_page(0, 10);
+  REQUIRE(stored.size() == 1);
+  CHECK(stored[0].metadata == with_metadata.metadata);   // the canonical text, byte for byte
+  CHECK(stored[0].to_ledger_json()["metadata"] == expected);
+  CHECK(bank.find_entry(db.conn(), stored[0].id)->metadata == with_metadata.metadata);
+}
+
+TEST_CASE_METHOD(BankFixture, "an entry without metadata has no metadata member", "[bank]") {
+  auto outcome = bank.move_money_now(alice.client, transfer(alice_usd.id, bob_usd.id, 100));
+  REQUIRE(std::holds_alternative<LedgerEntry>(outcome));
+  CHECK_FALSE(std::get<LedgerEntry>(outcome).to_json().contains("metadata"));
+  auto stored = bank.ledger_page(0, 10);
+  REQUIRE(stored.size() == 1);
+  CHECK_FALSE(stored[0].metadata);
+  CHECK_FALSE(stored[0].to_ledger_json().contains("metadata"));
+}
+
 TEST_CASE_METHOD(BankFixture, "an overdraft is refused with 402 and moves nothing", "[bank]") {
   CHECK(problem_of(bank.move_money_now(alice.client, transfer(alice_usd.id, bob_usd.id, 10'001))) ==
         ProblemType::InsufficientFunds);

@@ -602,6 +602,30 @@ def drive(c, server):
     c.exchange(server, "createTransfer 422 same key, another amount", "POST", "/transfers", 422,
                client(tok, "k-201"), transfer(1600), "createTransfer", "idempotency-key-reused")
 
+    # Integer fields in any spelling of their value, and metadata: echoed, and part of the fingerprint.
+    metadata = {"order": "A-17", "rate": 0.1, "lines": [1, "two"]}
+    with_metadata = ('{"from_account":%d.0,"to_account":%d,"amount":1.5e2,"currency":"USD","metadata":%s}'
+                     % (accounts["a1"], accounts["a2"], json.dumps(metadata)))
+    created, _ = c.exchange(server, "createTransfer 201 with metadata and numbers written as floats", "POST",
+                            "/transfers", 201, client(tok, "k-meta"), with_metadata, "createTransfer")
+    created_raw = c.last_raw
+    c.result("the 201 echoes the metadata and the amount as an integer",
+             [] if isinstance(created, dict) and created.get("metadata") == metadata and created.get("amount") == 150
+             and isinstance(created.get("amount"), int) else ["201 body is %r" % (created,)])
+    respelled = ('{"metadata":{"lines":[1.0,"two"],"rate":1E-1,"order":"A-\\u0031\\u0037"},"amount":150,'
+                 '"currency":"USD","to_account":%d,"from_account":%d}' % (accounts["a2"], accounts["a1"]))
+    c.exchange(server, "createTransfer 201 replayed for the same body spelled differently", "POST", "/transfers",
+               201, client(tok, "k-meta"), respelled, "createTransfer", want_headers=["Idempotent-Replayed"])
+    c.result("the replay of a respelled body is the first response byte for byte",
+             [] if c.last_raw == created_raw else ["replay %r differs from the first %r" % (c.last_raw, created_raw)])
+    c.exchange(server, "createTransfer 422 same key, another metadata value", "POST", "/transfers", 422,
+               client(tok, "k-meta"), with_metadata.replace('"A-17"', '"A-18"'), "createTransfer",
+               "idempotency-key-reused")
+    c.exchange(server, "createTransfer 400 metadata with 21 keys", "POST", "/transfers", 400, client(tok, "k-m400"),
+               json.dumps({"from_account": accounts["a1"], "to_account": accounts["a2"], "amount": 1,
+                           "currency": "USD", "metadata": {"k%d" % n: n for n in range(21)}}),
+               "createTransfer", "invalid-field")
+
     # 409: a repeat while the first request with the key sleeps between its claim and the money.
     slow = threading.Thread(target=server.request, args=(
         "POST", "/transfers", client(tok, "k-409", {"Lab-Delay-Ms": str(SLOW_MS)}), transfer(100)))
