@@ -678,6 +678,10 @@ def check_problem_registry(c, registry):
             for response in op["responses"].values():
                 listed |= set(c.spec.resolve(response).get("x-problem-types", []))
     lab_md = (REPO / "LAB.md").read_text(encoding="utf-8")
+    # Only the problem table's section: other tables of LAB.md (the day's stories) also start with a name
+    # in backticks and a three-digit number.
+    start = lab_md.index("### Errors: problem+json")
+    lab_md = lab_md[start:lab_md.index("\n### ", start + 1)]
     in_lab = set(re.findall(r"^\| `([a-z0-9-]+)` \| \d{3} \|", lab_md, re.M))
     c.result("GET /problems serves at least one type", [] if served else ["no problem types served"])
     c.result("every served problem type is in openapi.yaml's Problem.type enum",
