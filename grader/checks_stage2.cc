@@ -48,6 +48,23 @@ void key_required(CheckRun& run) {
   }
 }
 
+// The longest valid key, 255 characters once unquoted, with both sf-string escapes in it: a server that
+// counts the escaped length (261 here) or refuses \" and \\ turns away a valid key.
+void longest_key_accepted(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  pay.expect_moves = 1;
+  std::string key = pay.key + "-\"quoted\"-back\\slash-";
+  key += std::string(255 - key.size(), 'k');
+  std::string header = "\"";
+  for (char c : key) header += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  header += "\"";
+  Attempt a = pay.attempt().with_key_header(header);
+  run.expect_status(run.settle(a), a, {201});
+  Exchange again = run.settle(a);  // and it is a key like any other: the repeat does not move money again
+  run.expect_status(again, a, {200, 201});
+}
+
 void rejected_body_keeps_key(CheckRun& run) {
   auto [alice, from, to] = client_with_two_accounts(run, "alice");
   Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
@@ -95,6 +112,9 @@ std::vector<Check> stage2_checks() {
       {"stage2.key-required", 2, "a missing, empty or malformed Idempotency-Key gets its 400 and moves nothing",
        "The Idempotency-Key header", "parse the header as an sf-string before anything else (after auth)",
        Needs::Nothing, key_required},
+      {"stage2.longest-key", 2, "a key of 255 characters with \\\" and \\\\ escapes is accepted, and is one key",
+       "The Idempotency-Key header", "unquote the sf-string first; the limit is 255 characters after unquoting",
+       Needs::Nothing, longest_key_accepted},
       {"stage2.rejected-body-keeps-key", 2, "a 400 body does not burn its key", "Status codes and their order",
        "validate the body before the key is stored", Needs::Nothing, rejected_body_keeps_key},
       {"stage2.lost-response-retry", 2, "a retry after a lost response moves money once", section,
