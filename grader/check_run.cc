@@ -248,9 +248,9 @@ CheckRun::Reading CheckRun::read_quietly() {
     last = std::move(next);
     std::this_thread::sleep_for(kQuietPause);
   }
-  add_caveat("the ledger or the balances changed in each of " + std::to_string(kMaxQuietReadings) +
-             " readings " + std::to_string(kQuietPause.count()) +
-             " ms apart, after every request had ended; judged on the last reading");
+  add_caveat("after every request had ended, the ledger or the balances still changed between each two of " +
+             std::to_string(kMaxQuietReadings) + " readings " + std::to_string(kQuietPause.count()) +
+             " ms apart; judged on the last reading");
   return last;
 }
 
