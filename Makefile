@@ -4,8 +4,13 @@ BUILD      ?= build
 TEST_ENV   ?=
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+SEEDS      ?= 20
+# Each write transaction of a slowed server sleeps this long twice (common/db.cc:slow_write_delay).
+SLOW_WRITE_MS ?= 10
+TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+TSAN_ARGS  := -DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread
 
-.PHONY: all deps build test demo asan tsan lesson-diffs gradescope mutants clean help
+.PHONY: all deps build test demo asan tsan slow-matrix tsan-matrix lesson-diffs gradescope mutants clean help
 
 all: build
 
@@ -13,8 +18,10 @@ help:
 	@echo "make demo          build, then show stage 1 duplicating a retried transfer"
 	@echo "make test          build, then run every test (unit, end-to-end, grader matrix)"
 	@echo "make asan | tsan   the tests under AddressSanitizer+UBSan | ThreadSanitizer (build-asan, build-tsan)"
+	@echo "make slow-matrix   the grader matrix for SEEDS seeds (20), every write slowed by SLOW_WRITE_MS (10)"
+	@echo "make tsan-matrix   the grader matrix for SEEDS seeds under ThreadSanitizer (build-tsan)"
 	@echo "make lesson-diffs  regenerate stages/*/lesson.diff"
-	@echo "make mutants       build stage 6's mutants and grade each on SEEDS seeds (default 10)"
+	@echo "make mutants       build stage 6's mutants and grade each on MUTANT_SEEDS seeds (default 10)"
 	@echo "make gradescope    build/gradescope/autograder.zip (edit scripts/gradescope/config.env first)"
 	@echo "make clean         remove build folders"
 
@@ -40,17 +47,26 @@ asan:
 	  TEST_ENV="ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"
 
 tsan:
-	$(MAKE) test BUILD=build-tsan CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread" \
-	  TEST_ENV="TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1"
+	$(MAKE) test BUILD=build-tsan CMAKE_ARGS="$(TSAN_ARGS)" TEST_ENV="$(TSAN_ENV)"
+
+# The grader's verdict must not depend on how fast the server or the machine is (LAB.md "The grader",
+# what it assumes about time): the matrix must hold its staircase for SEEDS seeds in a row on a server
+# slowed on purpose, and on the ThreadSanitizer build. FIRST_SEED=S repeats a run's seeds.
+slow-matrix: build
+	BUILD=$(BUILD) SEEDS=$(SEEDS) LAB_SLOW_WRITE_MS=$(SLOW_WRITE_MS) scripts/seed-matrix.sh
+
+tsan-matrix: deps
+	$(MAKE) build BUILD=build-tsan CMAKE_ARGS="$(TSAN_ARGS)"
+	$(TSAN_ENV) BUILD=build-tsan SEEDS=$(SEEDS) scripts/seed-matrix.sh
 
 lesson-diffs:
 	scripts/lesson-diffs.sh write
 
 # The grader against realistic mistakes in stage 6 (grader/mutants): every one must be killed and named.
-SEEDS ?= 10
+MUTANT_SEEDS ?= 10
 mutants: build
 	cmake --build $(BUILD) --target mutants -j$(JOBS)
-	$(BUILD)/grader/grader mutants --bin-dir $(BUILD)/stages --mutants grader/mutants --seeds $(SEEDS)
+	$(BUILD)/grader/grader mutants --bin-dir $(BUILD)/stages --mutants grader/mutants --seeds $(MUTANT_SEEDS)
 
 gradescope: build
 	scripts/gradescope/package.sh $(BUILD)/gradescope/autograder.zip

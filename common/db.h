@@ -12,6 +12,8 @@
 // - A UNIQUE (or PRIMARY KEY) violation is thrown as the typed error UniqueViolation. This is how stage 2+
 //   learn that a key was already there: the failed INSERT *is* the decision (never SELECT first).
 // - SQLITE_BUSY after the busy timeout is thrown as DatabaseBusy (answered 503, the key released).
+// - Tests only: LAB_SLOW_WRITE_MS=<ms> sleeps before every write transaction and before its COMMIT
+//   (db.cc says why).
 //
 // Thread safety: a Database may be shared by all handler threads. Each thread gets its own connection
 // (SQLite connections must not be used by two threads at once); connections_ is guarded by

@@ -2,6 +2,7 @@
 #include "grader/check_run.h"
 
 #include <latch>
+#include <set>
 #include <thread>
 
 #include "grader/audit.h"
@@ -18,6 +19,11 @@ constexpr std::chrono::milliseconds kMaxBackoff{100};
 constexpr int kInProgressBeforeTakeover = 2;
 // Past the lease by this much, so "expired" is not decided by a rounding of the server's clock.
 constexpr std::int64_t kLeaseMarginMs = 1'000;
+// The audit's quiet moment: readings of the ledger and the balances until two in a row agree. Once every
+// request has ended nothing should write, so two readings normally suffice; the bound only stops a server
+// that keeps writing on its own (or another client of a --url server) from holding the grader forever.
+constexpr int kMaxQuietReadings = 10;
+constexpr std::chrono::milliseconds kQuietPause{50};
 
 std::string shorten(std::string text, std::size_t max = 600) {
   if (text.size() > max) text = text.substr(0, max) + "... (" + std::to_string(text.size()) + " bytes)";
@@ -60,16 +66,20 @@ CheckRun::CheckRun(const Check& check, Target& target, History& history, std::ui
       history_(history),
       api_(target),
       rng_(Rng::for_check(seed, check.name)),
-      world_(api_, rng_, nonce) {
+      world_(api_, rng_, nonce),
+      in_flight_(history) {
   ledger_start_ = api_.ledger_end();
 }
 
 Exchange CheckRun::send(const Attempt& a, std::chrono::milliseconds connect_patience) {
   HttpRequest req = a.to_request();
   auto op = history_.invoke(check_.name, a.intent ? a.intent->id : "-", a.key_header, req);
-  Exchange x = a.lose_response ? send_and_abandon(target_.address(), req)
-                               : exchange(target_.address(), req, kResponseTimeout, connect_patience);
+  std::optional<Connection> unfinished;  // lost or timed out: the client gives up, the observer does not
+  Exchange x = a.lose_response
+                   ? send_unread(target_.address(), req, &unfinished)
+                   : exchange(target_.address(), req, kResponseTimeout, connect_patience, &unfinished);
   history_.complete(op, x);
+  if (unfinished) in_flight_.watch(op, std::move(*unfinished));
   return x;
 }
 
@@ -90,15 +100,17 @@ std::vector<Exchange> CheckRun::send_simultaneously(const std::vector<Attempt>& 
       ready.count_down();
       go.wait();
       auto op = history_.invoke(check_.name, a.intent ? a.intent->id : "-", a.key_header, a.to_request());
+      bool timed_out = false;  // the client gave up waiting: the server may still run it
       if (primed) {
         x.maybe_reached = true;
         if (connection->send_all(std::string_view(wire).substr(wire.size() - 1), &x.error)) {
           x.sent_ns = monotonic_ns();
-          x.response = connection->read_response(kResponseTimeout, &x.error);
+          x.response = connection->read_response(kResponseTimeout, &x.error, &timed_out);
         }
       }
       x.done_ns = monotonic_ns();
       history_.complete(op, x);
+      if (timed_out) in_flight_.watch(op, std::move(*connection));
     });
   }
   ready.wait();
@@ -207,14 +219,53 @@ bool CheckRun::expect_status(const Exchange& x, const Attempt& a, std::initializ
   return true;
 }
 
-void CheckRun::finish() {
-  if (!target_.alive() && target_.can_restart()) restart();  // a crash nobody asked for: judge what is left
-  auto ledger = api_.ledger_after(ledger_start_);
-  for (const auto& account : world_.accounts()) {
-    before_[account.id] = account.opening;
-    after_[account.id] = api_.account(account.id, account.owner_token).balance;
+// The audit reads the ledger and then each balance: separate requests, so a write committing between
+// them would show money the ledger does not explain (or the reverse). A reading counts only when the
+// next one finds the same entries and the same balances: nothing moved in between.
+CheckRun::Reading CheckRun::read_quietly() {
+  std::set<std::int64_t> ours;
+  for (const auto& account : world_.accounts()) ours.insert(account.id);
+  auto read = [&] {
+    Reading r{api_.ledger_after(ledger_start_), {}};
+    for (const auto& account : world_.accounts())
+      r.balances[account.id] = api_.account(account.id, account.owner_token).balance;
+    return r;
+  };
+  // The entries that concern this check: a --url server may be shared, and other clients' writes there
+  // do not make this check's moment less quiet.
+  auto ids = [&](const Reading& r) {
+    std::vector<std::int64_t> out;
+    for (const auto& e : r.ledger) {
+      bool mine = ours.count(e.from_account) || (e.to_account && ours.count(*e.to_account));
+      for (const auto& intent : world_.intents()) mine = mine || !entries_of(intent, {e}).empty();
+      if (mine) out.push_back(e.id);
+    }
+    return out;
+  };
+  Reading last = read();
+  for (int n = 2; n <= kMaxQuietReadings; ++n) {
+    Reading next = read();
+    if (ids(next) == ids(last) && next.balances == last.balances) return next;
+    last = std::move(next);
+    std::this_thread::sleep_for(kQuietPause);
   }
-  auto found = audit(world_.intents(), world_.accounts(), history_.of_check(check_.name), ledger, after_);
+  add_caveat("after every request had ended, the ledger or the balances still changed between each two of " +
+             std::to_string(kMaxQuietReadings) + " readings " + std::to_string(kQuietPause.count()) +
+             " ms apart; judged on the last reading");
+  return last;
+}
+
+void CheckRun::add_caveat(const std::string& text) { caveat_ += (caveat_.empty() ? "" : "\n") + ("note:   " + text); }
+
+void CheckRun::finish() {
+  // Has every request the check sent ended? A lost or timed-out one may still run on a slow server; the
+  // audit waits for it (bounded by kWatchPatience), so its money is in the ledger or never will be.
+  for (const auto& late : in_flight_.wait_all()) add_caveat(late);
+  if (!target_.alive() && target_.can_restart()) restart();  // a crash nobody asked for: judge what is left
+  Reading now = read_quietly();
+  for (const auto& account : world_.accounts()) before_[account.id] = account.opening;
+  after_ = now.balances;
+  auto found = audit(world_.intents(), world_.accounts(), history_.of_check(check_.name), now.ledger, after_);
   findings_.insert(findings_.end(), found.begin(), found.end());
 }
 

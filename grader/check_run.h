@@ -11,8 +11,11 @@
 //   }
 //
 // Sending never re-sends on its own: settle() is the only place that retries, and only what a client
-// would retry (409 in progress, 503, no response). Thread safety: one thread, except inside
-// send_simultaneously, which records from one thread per request.
+// would retry (409 in progress, 503, no response). A request whose answer the client gives up on (lost on
+// purpose, or timed out) is still watched until the server ends it (grader/in_flight.h), and finish()
+// audits only once every request has ended. Thread safety: one thread, except inside send_simultaneously,
+// which records from one thread per request, and checks that send from threads of their own (send and
+// the history are safe for that).
 #pragma once
 
 #include <initializer_list>
@@ -24,6 +27,7 @@
 #include "grader/audit.h"
 #include "grader/check.h"
 #include "grader/history.h"
+#include "grader/in_flight.h"
 #include "grader/lab_api.h"
 #include "grader/target.h"
 #include "grader/world.h"
@@ -76,10 +80,14 @@ class CheckRun {
                      const std::string& problem_type = "", Anomaly anomaly = Anomaly::WrongStatus);
   std::vector<Finding>& findings() { return findings_; }
 
-  // After the body: the auditor's findings, and the balances for the report.
+  // After the body: waits for every request the check sent to end, reads the ledger and the balances
+  // from one quiet moment, and adds the auditor's findings.
   void finish();
   const Balances& balances_before() const { return before_; }
   const Balances& balances_after() const { return after_; }
+  // What the verdict rests on that the grader could not see (a request that never ended, a ledger that
+  // never held still): empty when it saw everything. The report prints it.
+  const std::string& caveat() const { return caveat_; }
 
  private:
   const Check& check_;
@@ -89,8 +97,18 @@ class CheckRun {
   Rng rng_;
   World world_;
   std::int64_t ledger_start_ = 0;  // the last ledger id before the check began
+  // The ledger since ledger_start_ and the world's balances, read at one quiet moment.
+  struct Reading {
+    std::vector<LedgerEntry> ledger;
+    Balances balances;
+  };
+  Reading read_quietly();
+  void add_caveat(const std::string& text);
+
   std::vector<Finding> findings_;
   Balances before_, after_;
+  std::string caveat_;
+  InFlight in_flight_;  // joins its watches when destroyed, also when a check threw before finish()
 };
 
 // Text forms used in findings and reports.

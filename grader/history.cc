@@ -1,13 +1,14 @@
 // history.cc: see history.h. The history is JSON Lines, one event per line, in the order recorded:
 //
 //   history  = *( event LF )
-//   event    = invoke / complete / observe / fault
+//   event    = invoke / complete / observe / fault / ended
 //   invoke   = {"type":"invoke", common, "op":OP, "key":KEY, "request":request}
 //   complete = {"type":("ok" / "fail" / "unknown"), common, "op":OP, "key":KEY,
 //               "status":(INT / null), "response":(response / null), "error":STRING}
 //   observe  = {"type":"observe", common, "ledger_entries":INT}
 //   fault    = {"type":"fault", common, "fault":("lab-crash" / "sigkill" / "restart" / "clock"),
 //               "detail":STRING}
+//   ended    = {"type":"ended", common, "op":OP, "status":(INT / null), "error":STRING}
 //   common   = "t":MS, "check":STRING, "intent":STRING
 //   request  = {"method":STRING, "target":STRING, "headers":[[NAME, VALUE], ...], "body":STRING}
 //              ; an Authorization value is cut after "Bearer " + 12 characters and "..." (redacted)
@@ -19,8 +20,11 @@
 // Semantics (Jepsen's): "ok" means a 2xx came back; "fail" any other status (a definite answer);
 // "unknown" no response (refused after sending, dropped, timed out, or lost on purpose), so the request may
 // or may not have executed. An intent is one thing a client wants done; all its retries share the id.
-// "observe" is what GET /admin/ledger held for the intent right after a success was reported. Bodies are
-// text: bytes that are not UTF-8 are written as U+FFFD. Events of concurrent requests interleave; an
+// "observe" is what GET /admin/ledger held for the intent right after a success was reported. "ended"
+// follows an "unknown" whose request the grader kept watching (a lost response, a timeout): when the server
+// answered (status) or closed the connection, or the error "no response within ..." if it did not end in
+// time. It is the observer's knowledge, not the client's: the client's completion stays unknown. Bodies
+// are text: bytes that are not UTF-8 are written as U+FFFD. Events of concurrent requests interleave; an
 // invoke's "t" is taken just before its request (or a burst's last byte) is sent, a completion's when the
 // answer or the error came.
 #include "grader/history.h"
@@ -43,6 +47,8 @@ std::string_view to_string(EventType type) {
       return "observe";
     case EventType::Fault:
       return "fault";
+    case EventType::Ended:
+      return "ended";
   }
   return "?";
 }
@@ -141,6 +147,20 @@ void History::fault(const std::string& check, const std::string& what, const std
   append(std::move(e));
 }
 
+void History::ended(std::int64_t op, const Exchange& exchange) {
+  std::lock_guard lock(mutex_);
+  const Event& invoked = events_.at(open_.at(static_cast<std::size_t>(op - 1)));
+  Event e;
+  e.type = EventType::Ended;
+  e.op = op;
+  e.check = invoked.check;
+  e.intent = invoked.intent;
+  e.t_ms = static_cast<double>(exchange.done_ns - start_ns_) / 1e6;
+  e.response = exchange.response;
+  e.error = exchange.error;
+  append(std::move(e));
+}
+
 std::vector<Event> History::of_check(const std::string& check) const {
   std::lock_guard lock(mutex_);
   std::vector<Event> out;
@@ -178,6 +198,11 @@ nlohmann::json History::to_json(const Event& e) {
     case EventType::Fault:
       j["fault"] = e.fault;
       j["detail"] = e.detail;
+      break;
+    case EventType::Ended:
+      j["op"] = e.op;
+      j["status"] = e.response ? nlohmann::json(e.response->status) : nullptr;
+      j["error"] = e.error;
       break;
   }
   return j;

@@ -8,6 +8,7 @@
 //   auto op = history.invoke(check, intent, key, request);   // before the last byte is sent
 //   history.complete(op, exchange);                          // ok, fail or unknown
 //   history.observe(check, intent, 0);                       // what the ledger held at that moment
+//   history.ended(op, exchange);     // a request the client gave up on, as the observer saw it end
 //
 // Thread safety: every method takes mutex_; bursts record from many threads at once.
 #pragma once
@@ -24,7 +25,7 @@
 
 namespace grader {
 
-enum class EventType { Invoke, Ok, Fail, Unknown, Observe, Fault };
+enum class EventType { Invoke, Ok, Fail, Unknown, Observe, Fault, Ended };
 std::string_view to_string(EventType type);
 
 struct Event {
@@ -35,8 +36,8 @@ struct Event {
   std::string intent;                    // the client's one intention; retries of it share the id
   std::optional<std::string> key;        // the Idempotency-Key value as sent, if any
   HttpRequest request;                   // invoke only
-  std::optional<HttpResponse> response;  // ok and fail
-  std::string error;                     // unknown: why no response came
+  std::optional<HttpResponse> response;  // ok and fail; ended, if the server answered
+  std::string error;                     // unknown: why no response came; ended: how it ended, if not answered
   std::int64_t ledger_entries = 0;       // observe only
   std::string fault;                     // fault only: "lab-crash", "sigkill", "restart", "clock"
   std::string detail;                    // fault only
@@ -55,6 +56,10 @@ class History {
   void complete(std::int64_t op, const Exchange& exchange);
   void observe(const std::string& check, const std::string& intent, std::int64_t ledger_entries);
   void fault(const std::string& check, const std::string& what, const std::string& detail);
+  // The observer's view of an op whose client gave up on it (completed unknown): the server answered or
+  // closed the connection at exchange.done_ns, or (error "no response within ...") it did not, in time.
+  // Not the client's view: the auditor never counts it as a success told to a client.
+  void ended(std::int64_t op, const Exchange& exchange);
 
   // Events of one check, in time order.
   std::vector<Event> of_check(const std::string& check) const;

@@ -118,7 +118,8 @@ void TerminalReporter::finished(const CheckOutcome& o) {
   if (progress_) out_ << "\033[2K";  // erase the "running" line
   out_ << check_line(o, colour_) << "\n";
   if (o.verdict == Verdict::Fail) out_ << "        " << indent(describe_failure(o, repeat_), "        ") << "\n";
-  if (o.verdict == Verdict::Skip && !o.note.empty()) out_ << "        " << o.note << "\n";
+  // A pass or a skip shows its note too: a pass the grader could not fully see says so.
+  if (o.verdict != Verdict::Fail && !o.note.empty()) out_ << "        " << indent(o.note, "        ") << "\n";
   out_ << std::flush;
 }
 

@@ -48,6 +48,7 @@ CheckOutcome run_one(Target& target, History& history, const Check& check, const
       run.fail(Anomaly::ContractShape, std::string("an admin or read call failed: ") + e.what());
     }
     run.finish();
+    outcome.note = run.caveat();
     outcome.findings = run.findings();
     outcome.before = run.balances_before();
     outcome.after = run.balances_after();

@@ -27,7 +27,7 @@ struct CheckOutcome {
   const Check* check = nullptr;
   Verdict verdict = Verdict::Pass;
   std::vector<Finding> findings;  // why it failed
-  std::string note;               // why it was skipped, or an error that stopped it
+  std::string note;               // why it was skipped, an error that stopped it, or what it could not see
   double seconds = 0;
   Balances before, after;
 };

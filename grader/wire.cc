@@ -214,7 +214,9 @@ bool Connection::send_all(std::string_view bytes, std::string* error) {
   return true;
 }
 
-std::optional<HttpResponse> Connection::read_response(std::chrono::milliseconds timeout, std::string* error) {
+std::optional<HttpResponse> Connection::read_response(std::chrono::milliseconds timeout, std::string* error,
+                                                      bool* timed_out) {
+  if (timed_out) *timed_out = false;
   std::string bytes;
   auto deadline = std::chrono::steady_clock::now() + timeout;
   char chunk[kReadChunkBytes];
@@ -224,6 +226,7 @@ std::optional<HttpResponse> Connection::read_response(std::chrono::milliseconds 
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       *error = "no response within " + std::to_string(timeout.count()) + " ms";
+      if (timed_out) *timed_out = true;
       return std::nullopt;
     }
     pollfd p{fd_, POLLIN, 0};
@@ -247,7 +250,7 @@ std::optional<HttpResponse> Connection::read_response(std::chrono::milliseconds 
 }
 
 Exchange exchange(const Address& to, const HttpRequest& request, std::chrono::milliseconds timeout,
-                  std::chrono::milliseconds connect_patience) {
+                  std::chrono::milliseconds connect_patience, std::optional<Connection>* unfinished) {
   Exchange x;
   auto connection = Connection::open_patiently(to, connect_patience, &x.error);
   if (!connection) {
@@ -257,19 +260,22 @@ Exchange exchange(const Address& to, const HttpRequest& request, std::chrono::mi
   x.maybe_reached = true;  // from the first byte on, the server may act on it
   bool sent = connection->send_all(request.to_wire(to), &x.error);
   x.sent_ns = monotonic_ns();
-  if (sent) x.response = connection->read_response(timeout, &x.error);
+  bool timed_out = false;
+  if (sent) x.response = connection->read_response(timeout, &x.error, &timed_out);
   x.done_ns = monotonic_ns();
+  if (timed_out && unfinished) *unfinished = std::move(connection);
   return x;
 }
 
-Exchange send_and_abandon(const Address& to, const HttpRequest& request) {
+Exchange send_unread(const Address& to, const HttpRequest& request, std::optional<Connection>* open) {
   Exchange x;
   auto connection = Connection::open_patiently(to, kConnectPatience, &x.error);
   if (connection) {
     x.maybe_reached = true;
-    connection->send_all(request.to_wire(to), &x.error);
-    connection->abandon();
-    if (x.error.empty()) x.error = "response lost on purpose: the grader closed the socket before reading";
+    if (connection->send_all(request.to_wire(to), &x.error)) {
+      x.error = "response lost on purpose: the client never reads it";
+      *open = std::move(connection);
+    }
   }
   x.sent_ns = x.done_ns = monotonic_ns();
   return x;

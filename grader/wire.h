@@ -75,9 +75,11 @@ class Connection {
   ~Connection();
 
   bool send_all(std::string_view bytes, std::string* error);
-  // Reads one response (Content-Length, chunked, or up to the end of the stream).
-  std::optional<HttpResponse> read_response(std::chrono::milliseconds timeout, std::string* error);
-  // Closes without reading: the server's answer, if it comes, is lost (a client-side "lost response").
+  // Reads one response (Content-Length, chunked, or up to the end of the stream). *timed_out, if given,
+  // says whether it gave up because the time ran out (the server may still be working on the request).
+  std::optional<HttpResponse> read_response(std::chrono::milliseconds timeout, std::string* error,
+                                            bool* timed_out = nullptr);
+  // Closes the socket now (also done by the destructor).
   void abandon();
   // For a kept-alive connection: true if the server has closed it (or sent bytes nobody asked for), so a
   // request must not be sent on it. Does not wait.
@@ -88,12 +90,17 @@ class Connection {
   int fd_ = -1;
 };
 
-// Connect patiently, send the request once, read the answer.
+// Connect patiently, send the request once, read the answer. If no answer came because the time ran out
+// and `unfinished` is given, the still-open connection is moved there instead of closed, so its caller can
+// learn when the server ends the request (grader/in_flight.h).
 Exchange exchange(const Address& to, const HttpRequest& request, std::chrono::milliseconds timeout = kResponseTimeout,
-                  std::chrono::milliseconds connect_patience = kConnectPatience);
+                  std::chrono::milliseconds connect_patience = kConnectPatience,
+                  std::optional<Connection>* unfinished = nullptr);
 
-// Send the request and close the socket before reading: the response is lost on purpose.
-Exchange send_and_abandon(const Address& to, const HttpRequest& request);
+// Send the request and return without reading: the response is lost to the client on purpose. The
+// connection is moved to *open, still open: the server sees an ordinary client, and an observer can read
+// the answer the client never will (grader/in_flight.h).
+Exchange send_unread(const Address& to, const HttpRequest& request, std::optional<Connection>* open);
 
 // Parses a complete response held in memory (exposed for the unit tests). Returns nullopt if incomplete.
 std::optional<HttpResponse> parse_response(std::string_view bytes, bool stream_ended, std::string* error);

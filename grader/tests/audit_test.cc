@@ -111,3 +111,14 @@ TEST_CASE("an invalid request that moved money is reported as an entry nobody ma
   f.moved(i);
   CHECK(f.names() == std::vector<std::string>{"unexplained-entry"});
 }
+
+TEST_CASE("a success only the observer saw (a lost response) was not told to a client: no lost write") {
+  Fixture f;
+  auto& i = f.intent(100);
+  Event ended;
+  ended.type = EventType::Ended;
+  ended.intent = i.id;
+  ended.response = HttpResponse{201, {}, ""};
+  f.history.push_back(ended);
+  CHECK(f.names().empty());
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """validate_history.py: checks a grader history (--history FILE) against the grammar at the top of
-grader/history.cc: JSON Lines; invoke / ok / fail / unknown / observe / fault events; every completion
-pairs with an earlier invoke of the same op, check and intent, and every invoke is completed once.
+grader/history.cc: JSON Lines; invoke / ok / fail / unknown / observe / fault / ended events; every
+completion pairs with an earlier invoke of the same op, check and intent, and every invoke is completed
+once; an "ended" follows the "unknown" completion of its op, once.
 Usage: validate_history.py history.jsonl
 """
 import json
@@ -19,7 +20,7 @@ def require(event, n, field, kinds):
 
 
 def main(path):
-    invoked, completed = {}, set()
+    invoked, completed, unknown, ended = {}, set(), set(), set()
     count = 0
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
@@ -51,12 +52,24 @@ def main(path):
                 completed.add(op)
                 status = event["status"]
                 if kind == "unknown":
+                    unknown.add(op)
                     if status is not None or event["response"] is not None:
                         fail(n, "an unknown completion carries a response")
                 else:
                     require(event, n, "response", dict)
                     if not isinstance(status, int) or (kind == "ok") != (200 <= status < 300):
                         fail(n, f'"{kind}" with status {status}')
+            elif kind == "ended":
+                require(event, n, "op", int)
+                require(event, n, "error", str)
+                op = event["op"]
+                if op not in unknown or invoked.get(op) != (event["check"], event["intent"]):
+                    fail(n, f"ended op {op} was not completed unknown earlier")
+                if op in ended:
+                    fail(n, f"op {op} ended twice")
+                ended.add(op)
+                if not (event["status"] is None or isinstance(event["status"], int)):
+                    fail(n, '"status" is neither an integer nor null')
             elif kind == "observe":
                 require(event, n, "ledger_entries", int)
             elif kind == "fault":
