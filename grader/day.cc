@@ -22,6 +22,7 @@
 #include "grader/day_replay.h"
 #include "grader/grade.h"
 #include "grader/matrix.h"
+#include "grader/options.h"
 #include "grader/report.h"
 #include "grader/stage_binaries.h"
 
@@ -88,14 +89,6 @@ std::optional<Args> parse_args(const std::vector<std::string>& args, const std::
   return out;
 }
 
-template <typename T>
-std::optional<T> number(const std::string& text, T lo, T hi) {
-  T value{};
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < lo || value > hi) return std::nullopt;
-  return value;
-}
-
 int usage_error(const std::string& why) {
   std::cerr << "grader day: " << why << "\nTry 'grader day --help'.\n";
   return 2;
@@ -105,12 +98,12 @@ int usage_error(const std::string& why) {
 int generate(const Args& a) {
   DayShape shape;
   if (a.options.count("--seed")) {
-    auto seed = number<std::uint64_t>(a.options.at("--seed"), 0, UINT64_MAX);
+    auto seed = parse_number<std::uint64_t>(a.options.at("--seed"), 0, UINT64_MAX);
     if (!seed) return usage_error("--seed takes a non-negative integer");
     shape.seed = *seed;
   }
   if (a.options.count("--intents")) {
-    auto n = number<std::int64_t>(a.options.at("--intents"), 1, 10'000'000);
+    auto n = parse_number<std::int64_t>(a.options.at("--intents"), 1, 10'000'000);
     if (!n) return usage_error("--intents takes a number from 1 to 10000000");
     shape.intents = *n;
   }
@@ -254,12 +247,12 @@ int replay(const Args& a) {
   ReplayConfig config;
   config.progress = isatty(STDERR_FILENO) != 0;
   if (a.options.count("--workers")) {
-    auto w = number<int>(a.options.at("--workers"), 1, 512);
+    auto w = parse_number<int>(a.options.at("--workers"), 1, 512);
     if (!w) return usage_error("--workers takes a number from 1 to 512");
     config.workers = *w;
   }
   if (a.options.count("--speed")) {
-    auto x = number<std::int64_t>(a.options.at("--speed"), 1, 1'000'000'000);
+    auto x = parse_number<std::int64_t>(a.options.at("--speed"), 1, 1'000'000'000);
     if (!x) return usage_error("--speed takes a whole number from 1 to 1000000000");
     config.speed = static_cast<double>(*x);
   }
@@ -271,7 +264,7 @@ int replay(const Args& a) {
       std::string item = list.substr(at, comma - at);
       auto op = item.find_first_of("=>");
       std::optional<std::int64_t> n;
-      if (op != std::string::npos) n = number<std::int64_t>(item.substr(op + 1), 0, INT64_MAX - 1);
+      if (op != std::string::npos) n = parse_number<std::int64_t>(item.substr(op + 1), 0, INT64_MAX - 1);
       bool known = false;
       for (Damage d : kAllDamage) known = known || (op != std::string::npos && plain_name(d) == item.substr(0, op));
       if (!n || !known) return usage_error("--expect takes COLUMN=N or COLUMN>N, comma-separated, e.g. dup=1,lost=0");
@@ -317,7 +310,7 @@ int replay(const Args& a) {
     std::string rest = url.rfind("http://", 0) == 0 ? url.substr(7) : url;
     rest = rest.substr(0, rest.find('/'));
     auto colon = rest.rfind(':');
-    auto port = colon == std::string::npos ? std::nullopt : number<int>(rest.substr(colon + 1), 1, 65535);
+    auto port = colon == std::string::npos ? std::nullopt : parse_number<int>(rest.substr(colon + 1), 1, 65535);
     if (!port) return usage_error("--url must look like http://127.0.0.1:8080");
     rows.push_back(replay_one(day, url, Target::attach({rest.substr(0, colon), *port}, a.options.at("--admin-token"), {}),
                               config));

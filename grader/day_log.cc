@@ -209,24 +209,24 @@ ordered send_json(const DaySend& s) {
 }  // namespace
 
 // A day built by hand (tests, the generator before reindex()) has no index yet: then look linearly.
-const DayIntent* DayLog::intent(const std::string& id) const {
-  if (intent_index.size() != intents.size()) {
-    for (const auto& i : intents)
-      if (i.id == id) return &i;
+template <typename Item>
+const Item* find_named(const std::vector<Item>& items, const std::map<std::string, std::size_t>& index,
+                       const std::string& name, std::string Item::*name_member) {
+  if (index.size() != items.size()) {
+    for (const auto& item : items)
+      if (item.*name_member == name) return &item;
     return nullptr;
   }
-  auto it = intent_index.find(id);
-  return it == intent_index.end() ? nullptr : &intents[it->second];
+  auto it = index.find(name);
+  return it == index.end() ? nullptr : &items[it->second];
+}
+
+const DayIntent* DayLog::intent(const std::string& id) const {
+  return find_named(intents, intent_index, id, &DayIntent::id);
 }
 
 const DayAccount* DayLog::account(const std::string& name) const {
-  if (account_index.size() != accounts.size()) {
-    for (const auto& a : accounts)
-      if (a.name == name) return &a;
-    return nullptr;
-  }
-  auto it = account_index.find(name);
-  return it == account_index.end() ? nullptr : &accounts[it->second];
+  return find_named(accounts, account_index, name, &DayAccount::name);
 }
 
 bool DayLog::has_client(const std::string& name) const {

@@ -44,25 +44,41 @@ RetryResult retry_after_crash(Scene& scene, const HttpRequest& request, const st
 
 }  // namespace
 
-Outcome crash_completed_first(Scene& scene, const Outcome*) {
+namespace {
+
+struct AfterCrash {
+  RetryResult retry;
+  int moves = 0;
+};
+
+// Alice's gift, a crash at `point` (Lab-Crash), a restart on the same database, and her app's retries.
+AfterCrash gift_crash_and_retry(Scene& scene, const std::string& key, std::int64_t cents, const std::string& memo,
+                                const char* point, const std::string& narration) {
   auto alice = scene.client("alice");
   auto from = scene.account(alice, 10'000, "USD");
   auto to = scene.account(alice, 0, "USD");
-  const std::string memo = "gift 02";
-  const auto gift = scene.transfer(alice, "gift-02", transfer_body(from.id, to.id, 700, "USD", memo));
+  const auto gift = scene.transfer(alice, key, transfer_body(from.id, to.id, cents, "USD", memo));
   scene.show_balances("before", {from, to});
 
-  scene.step("Alice sends a 7.00 USD gift. The server process dies after taking the key and before moving "
-             "the money (a deploy, an OOM kill: Lab-Crash: before-money).");
+  scene.step(narration);
   auto crashing = gift;
-  crashing.headers.emplace_back("Lab-Crash", "before-money");
+  crashing.headers.emplace_back("Lab-Crash", point);
   scene.send(crashing);
   scene.restart_after_crash();
   scene.show_ledger("before the retry", memo);
 
   RetryResult r = retry_after_crash(scene, gift, memo);
   scene.show_balances("after", {from, to});
-  int moves = scene.moves(memo);
+  return {r, scene.moves(memo)};
+}
+
+}  // namespace
+
+Outcome crash_completed_first(Scene& scene, const Outcome*) {
+  auto [r, moves] = gift_crash_and_retry(
+      scene, "gift-02", 700, "gift 02", "before-money",
+      "Alice sends a 7.00 USD gift. The server process dies after taking the key and before moving the money (a "
+      "deploy, an OOM kill: Lab-Crash: before-money).");
   if (r.told_success_unpaid) {
     scene.damage("Alice's app was told the gift was sent and stops retrying. No money moved, and no error "
                  "was logged anywhere.");
@@ -73,24 +89,10 @@ Outcome crash_completed_first(Scene& scene, const Outcome*) {
 }
 
 Outcome crash_money_first(Scene& scene, const Outcome*) {
-  auto alice = scene.client("alice");
-  auto from = scene.account(alice, 10'000, "USD");
-  auto to = scene.account(alice, 0, "USD");
-  const std::string memo = "gift 03";
-  const auto gift = scene.transfer(alice, "gift-03", transfer_body(from.id, to.id, 300, "USD", memo));
-  scene.show_balances("before", {from, to});
-
-  scene.step("Alice sends a 3.00 USD gift. The money commits, and the server process dies before it "
-             "answers (Lab-Crash: after-money).");
-  auto crashing = gift;
-  crashing.headers.emplace_back("Lab-Crash", "after-money");
-  scene.send(crashing);
-  scene.restart_after_crash();
-  scene.show_ledger("before the retry", memo);
-
-  RetryResult r = retry_after_crash(scene, gift, memo);
-  scene.show_balances("after", {from, to});
-  int moves = scene.moves(memo);
+  auto [r, moves] = gift_crash_and_retry(
+      scene, "gift-03", 300, "gift 03", "after-money",
+      "Alice sends a 3.00 USD gift. The money commits, and the server process dies before it answers "
+      "(Lab-Crash: after-money).");
   if (moves > 1) scene.damage("No key said the money had moved, so the retry moved it again.");
   return {moves != 1 || r.told_success_unpaid, "the money moved " + times(moves) + " for one intent"};
 }

@@ -36,6 +36,14 @@ std::string times(int moves) {
   return std::to_string(moves) + " times";
 }
 
+void lose_slow_answer(Scene& scene, const HttpRequest& request, const std::string& memo) {
+  auto slow = request;
+  slow.headers.emplace_back("Lab-Delay-Ms", kProcessingDelayMs);
+  scene.send_and_lose(slow, kGatewayTimeout);
+  scene.wait_for_moves(memo, 1, kFinishPatience);
+  scene.show_ledger("meanwhile the server finished it", memo);
+}
+
 Outcome lost_response(Scene& scene, const Outcome*) {
   auto alice = scene.client("alice");
   auto from = scene.account(alice, 10'000, "USD");
@@ -46,11 +54,7 @@ Outcome lost_response(Scene& scene, const Outcome*) {
 
   scene.step("Alice pays 15.00 USD rent. The server is slow today; her gateway gives up after " +
              std::to_string(kGatewayTimeout.count()) + " ms.");
-  auto slow = rent;
-  slow.headers.emplace_back("Lab-Delay-Ms", kProcessingDelayMs);
-  scene.send_and_lose(slow, kGatewayTimeout);
-  scene.wait_for_moves(memo, 1, kFinishPatience);
-  scene.show_ledger("meanwhile the server finished it", memo);
+  lose_slow_answer(scene, rent, memo);
 
   scene.step("She cannot know whether the money moved, so her app retries: the same request, the same key.");
   scene.send(rent);
@@ -70,11 +74,7 @@ Outcome changed_amount(Scene& scene, const Outcome*) {
   scene.show_balances("before", {from, to});
 
   scene.step("At the counter a teller keys in 200,000 KRW and presses Send; the screen times out.");
-  auto slow = first;
-  slow.headers.emplace_back("Lab-Delay-Ms", kProcessingDelayMs);
-  scene.send_and_lose(slow, kGatewayTimeout);
-  scene.wait_for_moves(memo, 1, kFinishPatience);
-  scene.show_ledger("meanwhile the server finished it", memo);
+  lose_slow_answer(scene, first, memo);
 
   scene.step("The customer says \"three hundred thousand\". The teller corrects the amount on the same screen "
              "(which keeps its key) and presses Send again.");

@@ -118,11 +118,7 @@ Outcome retry_after_expiry(Scene& scene, const Outcome*) {
   scene.show_balances("before", {from, to});
 
   scene.step("Alice pays 15.00 USD rent; her gateway gives up before the answer comes.");
-  auto slow = rent;
-  slow.headers.emplace_back("Lab-Delay-Ms", kProcessingDelayMs);
-  scene.send_and_lose(slow, kGatewayTimeout);
-  scene.wait_for_moves(memo, 1, kFinishPatience);
-  scene.show_ledger("meanwhile the server finished it", memo);
+  lose_slow_answer(scene, rent, memo);
 
   const std::int64_t early = ttl / 2;
   scene.step("Her app retries " + std::to_string(early) + " s later, within the key's " + std::to_string(ttl) + " s.");

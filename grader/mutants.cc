@@ -3,7 +3,6 @@
 
 #include <unistd.h>
 
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +13,7 @@
 
 #include "grader/check.h"
 #include "grader/matrix.h"
+#include "grader/options.h"
 #include "grader/runner.h"
 
 namespace grader {
@@ -76,13 +76,14 @@ int run_mutants(const std::vector<std::string>& args) {
       bin_dir = v;
     } else if (a == "--mutants") {
       dir = v;
-    } else if (a == "--seeds" || a == "--seed") {
-      std::uint64_t n = 0;
-      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-      if (ec != std::errc() || end != v.data() + v.size() || (a == "--seeds" && (n < 1 || n > 1000)))
-        return usage_error(a + " takes a whole number" + (a == "--seeds" ? " from 1 to 1000" : ""));
-      if (a == "--seeds") seeds = static_cast<int>(n);
-      else first_seed = n;
+    } else if (a == "--seeds") {
+      auto n = parse_number<int>(v, 1, 1000);
+      if (!n) return usage_error("--seeds takes a whole number from 1 to 1000");
+      seeds = *n;
+    } else if (a == "--seed") {
+      auto n = parse_number<std::uint64_t>(v, 0, UINT64_MAX);
+      if (!n) return usage_error("--seed takes a whole number");
+      first_seed = *n;
     } else if (a == "--only") {
       std::string list = v + ",";
       for (std::size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 1)

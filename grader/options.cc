@@ -1,20 +1,7 @@
 // options.cc: see options.h.
 #include "grader/options.h"
 
-#include <charconv>
-
 namespace grader {
-namespace {
-
-template <typename T>
-std::optional<T> number(const std::string& text, T min, T max) {
-  T value{};
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max) return std::nullopt;
-  return value;
-}
-
-}  // namespace
 
 std::string usage() {
   return R"(grader: grades an Idempotency Key Lab server through its HTTP contract (LAB.md "The grader").
@@ -83,15 +70,15 @@ std::variant<GraderOptions, std::string> parse_grader_options(const std::vector<
       o.verbose = true;
     } else if (arg == "--stage" || arg == "--only") {
       auto v = value();
-      auto n = v ? number<int>(*v, 1, 6) : std::nullopt;
+      auto n = v ? parse_number<int>(*v, 1, 6) : std::nullopt;
       if (!(error = need(n, "a stage from 1 to 6"))) (arg == "--stage" ? o.stage : o.only.emplace()) = *n;
     } else if (arg == "--seed") {
       auto v = value();
-      auto n = v ? number<std::uint64_t>(*v, 0, UINT64_MAX) : std::nullopt;
+      auto n = v ? parse_number<std::uint64_t>(*v, 0, UINT64_MAX) : std::nullopt;
       if (!(error = need(n, "a whole number"))) o.seed = *n;
     } else if (arg == "--lease" || arg == "--key-ttl") {
       auto v = value();
-      auto n = v ? number<std::int64_t>(*v, 1, 365LL * 24 * 3600) : std::nullopt;
+      auto n = v ? parse_number<std::int64_t>(*v, 1, 365LL * 24 * 3600) : std::nullopt;
       if (!(error = need(n, "a number of seconds"))) (arg == "--lease" ? o.lease_seconds : o.key_ttl_seconds) = *n;
     } else if (arg == "--check" || arg == "--server" || arg == "--url" || arg == "--admin-token" || arg == "--json" ||
                arg == "--junit" || arg == "--history" || arg == "--bin-dir") {

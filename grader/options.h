@@ -6,6 +6,7 @@
 //   grader --list
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,6 +30,16 @@ struct GraderOptions {
   std::string bin_dir;  // matrix
   bool verbose = false;
 };
+
+// A number from lo to hi written as digits only ("12", not "12x", " 12" or "1e3"), or nothing. Shared by
+// every subcommand's command line.
+template <typename T>
+std::optional<T> parse_number(const std::string& text, T lo, T hi) {
+  T value{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < lo || value > hi) return std::nullopt;
+  return value;
+}
 
 // The options, or a message saying what is wrong.
 std::variant<GraderOptions, std::string> parse_grader_options(const std::vector<std::string>& args);
