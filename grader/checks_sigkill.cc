@@ -60,7 +60,7 @@ void sigkill_burst(CheckRun& run) {
   run.advance_past_lease();  // claims the kill interrupted may be taken over now
   for (int n = 0; n < kIntents; ++n) {
     Exchange x = run.settle(retries[n], Settle{.lease_takeover = true});
-    run.expect_status(x, retries[n], {200, 201});
+    run.expect_status(x, retries[n], {200, 201}, "", anomaly_of_wrong_answer(x, Anomaly::WrongStatus));
   }
 }
 

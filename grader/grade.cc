@@ -11,6 +11,7 @@
 #include "grader/report.h"
 #include "grader/results_json.h"
 #include "grader/runner.h"
+#include "grader/stage_binaries.h"
 
 namespace grader {
 namespace {
@@ -33,9 +34,11 @@ std::optional<Address> parse_url(const std::string& url) {
   }
 }
 
+// The grader as it was started (its own path: `grader` alone is usually not on PATH), and the selection
+// as it was given: --only N alone, or --stage N.
 std::string repeat_command(const GraderOptions& o, std::uint64_t seed) {
-  std::string cmd = "grader --stage " + std::to_string(o.stage);
-  if (o.only) cmd += " --only " + std::to_string(*o.only);
+  std::string cmd = quoted(grader_path());
+  cmd += o.only ? " --only " + std::to_string(*o.only) : " --stage " + std::to_string(o.stage);
   cmd += o.server.empty() ? " --url " + quoted(o.url) + " --admin-token " + quoted(o.admin_token)
                           : " --server " + quoted(o.server);
   if (o.lease_seconds) cmd += " --lease " + std::to_string(*o.lease_seconds);

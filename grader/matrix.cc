@@ -12,6 +12,7 @@
 #include "grader/grade.h"
 #include "grader/report.h"
 #include "grader/runner.h"
+#include "grader/stage_binaries.h"
 
 namespace grader {
 namespace {
@@ -162,7 +163,8 @@ int run_matrix(const GraderOptions& options) {
   std::vector<std::string> problems;
   for (const auto& m : missing) problems.push_back(m + " is not built in " + options.bin_dir);
   const std::string repeat =
-      "grader --stage 6 --server '<bin-dir>/<binary>" + std::string(kServerFlags) + "' --seed " + std::to_string(seed);
+      grader_path() + " --stage 6 --server '<bin-dir>/<binary>" + std::string(kServerFlags) + "' --seed " +
+      std::to_string(seed);
   for (const auto& c : columns)
     if (c.built) judge(c, checks, problems, repeat);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -20,6 +20,9 @@ std::optional<std::string> find_stage_binary(const std::string& name, const std:
 // The folder the grader looks in by default: <the grader's own folder>/../stages.
 std::string default_bin_dir();
 
+// The grader's own path, for the commands it prints to repeat a run ("grader" alone is rarely on PATH).
+std::string grader_path();
+
 // The command line the grader starts a reference binary with: placeholders for the port, the database and
 // the admin token, lab controls on, the request log off; `extra` is appended.
 std::string stage_command(const std::string& binary_path, const std::string& extra = "");
