@@ -1,8 +1,6 @@
 // day_replay.cc: see day_replay.h.
 #include "grader/day_replay.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>

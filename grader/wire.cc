@@ -196,9 +196,11 @@ void Connection::abandon() {
 }
 
 bool Connection::unusable() const {
+  if (fd_ < 0) return true;
   char byte;
+  // 0: the server closed it; > 0: bytes nobody asked for; -1 with EAGAIN: open and quiet, so usable.
   ssize_t n = ::recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  return fd_ < 0 || n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+  return n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
 bool Connection::send_all(std::string_view bytes, std::string* error) {
