@@ -1,15 +1,15 @@
 // matrix.cc: see matrix.h.
 #include "grader/matrix.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <mutex>
 
 #include "grader/check.h"
 #include "grader/grade.h"
+#include "grader/parallel.h"
 #include "grader/report.h"
 #include "grader/runner.h"
 #include "grader/stage_binaries.h"
@@ -20,25 +20,6 @@ namespace {
 // Non-default flags, so the stage 6 policy check sees the values the server was started with.
 constexpr const char* kServerFlags =
     " --port {port} --db {db} --admin-token {admin_token} --lab-controls --lease 20 --key-ttl 3600 --quiet";
-
-// Progress on one line per subject: "stage4_two_phase  17/33".
-class ProgressReporter : public Reporter {
- public:
-  ProgressReporter(std::string label, std::size_t total, bool terminal)
-      : label_(std::move(label)), total_(total), terminal_(terminal) {}
-  void finished(const CheckOutcome& o) override {
-    ++done_;
-    if (o.verdict == Verdict::Fail) ++failed_;
-    if (terminal_)
-      std::cout << "\r  " << label_ << "  " << done_ << "/" << total_ << " checks, " << failed_ << " failed"
-                << std::flush;
-  }
-
- private:
-  std::string label_;
-  std::size_t total_, done_ = 0, failed_ = 0;
-  bool terminal_;
-};
 
 struct Column {
   const Subject* subject = nullptr;
@@ -110,42 +91,45 @@ const std::vector<Subject>& matrix_subjects() {
 
 int run_matrix(const GraderOptions& options) {
   const std::uint64_t seed = options.seed.value_or(fresh_seed());
-  const bool terminal = isatty(STDOUT_FILENO);
   auto checks = all_checks();
   Selection everything{6, std::nullopt, std::nullopt};
   auto selected = select_checks(checks, everything);
   auto started = std::chrono::steady_clock::now();
   kill_servers_on_signal();
 
-  std::cout << "grader matrix: seed " << seed << ", binaries from " << options.bin_dir << "\n";
-  std::vector<Column> columns;
+  const int jobs = options.jobs.value_or(kDefaultJobs);
+  std::cout << "grader matrix: seed " << seed << ", binaries from " << options.bin_dir << ", " << jobs
+            << " at a time\n";
+  std::vector<Column> columns(matrix_subjects().size());
   std::vector<std::string> missing;
-  for (const auto& subject : matrix_subjects()) {
-    Column c;
-    c.subject = &subject;
-    auto path = std::filesystem::path(options.bin_dir) / subject.binary;
-    c.built = std::filesystem::exists(path);
-    if (!c.built) {
-      missing.push_back(subject.binary);
-      columns.push_back(std::move(c));
-      continue;
-    }
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    columns[i].subject = &matrix_subjects()[i];
+    columns[i].built = std::filesystem::exists(std::filesystem::path(options.bin_dir) / columns[i].subject->binary);
+    if (!columns[i].built) missing.push_back(columns[i].subject->binary);
+  }
+  std::mutex output;  // one finished line at a time
+  std::size_t finished = 0;
+  for_each_in_parallel(columns.size(), jobs, [&](std::size_t i) {
+    Column& c = columns[i];
+    if (!c.built) return;
     auto t0 = std::chrono::steady_clock::now();
-    std::string command = path.string() + kServerFlags;
+    std::string command = (std::filesystem::path(options.bin_dir) / c.subject->binary).string() + kServerFlags;
     try {
       auto target = Target::launch(command, facts_from_command(command));
       History history;
-      ProgressReporter progress(subject.binary, selected.size(), terminal);
-      c.outcomes = run_checks(*target, history, selected, RunConfig{seed, "", ""}, &progress);
+      c.outcomes = run_checks(*target, history, selected, RunConfig{seed, "", ""}, nullptr);
       target->stop();
-    } catch (const StartError& e) {
+    } catch (const std::exception& e) {
       c.start_error = e.what();
     }
     c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (terminal) std::cout << "\r\033[2K";
-    std::printf("  %-26s %6.1fs\n", subject.binary.c_str(), c.seconds);
-    columns.push_back(std::move(c));
-  }
+    std::size_t failed = 0;
+    for (const auto& o : c.outcomes) failed += o.verdict == Verdict::Fail;
+    std::lock_guard lock(output);
+    std::printf("  %2zu/%zu  %-26s %6.1fs  %zu of %zu checks failed\n", ++finished, columns.size(),
+                c.subject->binary.c_str(), c.seconds, failed, c.outcomes.size());
+    std::fflush(stdout);  // progress, also into a pipe or a log
+  });
 
   // The table: one row per check, one column per binary.
   std::printf("\n%-34s", "check");

@@ -14,6 +14,7 @@
 #include "grader/check.h"
 #include "grader/matrix.h"
 #include "grader/options.h"
+#include "grader/parallel.h"
 #include "grader/runner.h"
 
 namespace grader {
@@ -22,12 +23,13 @@ namespace {
 const char* kUsage = R"(grader mutants: grades stage 6's mutants, each on several seeds (LAB.md "The grader", mutants).
 
 Usage:
-  grader mutants --bin-dir <build>/stages [--mutants grader/mutants] [--seeds N] [--seed S] [--only a,b,...]
+  grader mutants --bin-dir <build>/stages [--mutants grader/mutants] [--seeds N] [--seed S] [--jobs N]
+                 [--only a,b,...]
 
 Each grader/mutants/<name>.mutant is graded as build/stages/mutant_<name> (`make mutants` builds them all;
 `make test` builds a few) with every check, on seeds S, S+1, ... S+N-1 (default: 3 seeds from 1). A mutant
 is killed on a seed when a check fails, and named right when a failed check names the anomaly the mutant
-file gives. Mutants that are not built are listed and left out, unless --only names them.
+file gives. --jobs N grades N seeds at once (default 4). Mutants that are not built are listed and left out, unless --only names them.
 
 Exit status: 0 when every graded mutant was killed and named right on every seed; 1 otherwise; 2 for a
 usage error.
@@ -65,7 +67,7 @@ int usage_error(const std::string& why) {
 int run_mutants(const std::vector<std::string>& args) {
   std::string bin_dir, dir = "grader/mutants";
   std::uint64_t first_seed = 1;
-  int seeds = 3;
+  int seeds = 3, jobs = kDefaultJobs;
   std::set<std::string> only;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -84,6 +86,10 @@ int run_mutants(const std::vector<std::string>& args) {
       auto n = parse_number<std::uint64_t>(v, 0, UINT64_MAX);
       if (!n) return usage_error("--seed takes a whole number");
       first_seed = *n;
+    } else if (a == "--jobs") {
+      auto n = parse_number<int>(v, 1, 64);
+      if (!n) return usage_error("--jobs takes a whole number from 1 to 64");
+      jobs = *n;
     } else if (a == "--only") {
       std::string list = v + ",";
       for (std::size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 1)
@@ -125,29 +131,43 @@ int run_mutants(const std::vector<std::string>& args) {
     }
     Result r;
     auto t0 = std::chrono::steady_clock::now();
-    for (int s = 0; s < seeds; ++s) {
-      if (terminal) std::printf("\r  %-28s seed %d/%d", m.name.c_str(), s + 1, seeds), std::fflush(stdout);
+    // Each seed on its own server, several at once: grading is mostly waiting.
+    struct SeedResult {
+      bool killed = false, named = false;
+      std::set<std::string> failed_checks, anomalies;
+      std::string error;
+    };
+    std::vector<SeedResult> per_seed(static_cast<std::size_t>(seeds));
+    if (terminal) std::printf("\r  %-28s %d seeds ...", m.name.c_str(), seeds), std::fflush(stdout);
+    for_each_in_parallel(per_seed.size(), jobs, [&](std::size_t s) {
+      SeedResult& one = per_seed[s];
       const std::string command = path.string() + matrix_server_flags();
       try {
         auto target = Target::launch(command, facts_from_command(command));
         History history;
         auto outcomes = run_checks(*target, history, selected, RunConfig{first_seed + s, "", ""}, nullptr);
         target->stop();
-        bool killed = false, named = false;
         for (const auto& o : outcomes) {
           if (o.verdict != Verdict::Fail) continue;
-          killed = true;
-          r.failed_checks.insert(o.check->name);
+          one.killed = true;
+          one.failed_checks.insert(o.check->name);
           for (const auto& f : o.findings) {
-            r.anomalies.insert(std::string(name(f.anomaly)));
-            named = named || name(f.anomaly) == m.anomaly;
+            one.anomalies.insert(std::string(name(f.anomaly)));
+            one.named = one.named || name(f.anomaly) == m.anomaly;
           }
         }
-        ++r.seeds, r.killed += killed, r.named += named;
-      } catch (const StartError& e) {
-        r.error = e.what();
-        break;
+      } catch (const std::exception& e) {
+        one.error = e.what();
       }
+    });
+    for (const auto& one : per_seed) {
+      if (!one.error.empty()) {
+        r.error = one.error;
+        continue;
+      }
+      ++r.seeds, r.killed += one.killed, r.named += one.named;
+      r.failed_checks.insert(one.failed_checks.begin(), one.failed_checks.end());
+      r.anomalies.insert(one.anomalies.begin(), one.anomalies.end());
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (terminal) std::printf("\r\033[2K");

@@ -9,7 +9,7 @@ std::string usage() {
 Usage:
   grader --stage N --server "<command>" [options]
   grader --stage N --url http://127.0.0.1:PORT --admin-token T [options]
-  grader matrix --bin-dir <build>/stages [--seed S]
+  grader matrix --bin-dir <build>/stages [--seed S] [--jobs N]
   grader day generate|replay|show ...     the day of requests (grader day --help)
   grader demo [NAME]                      narrated failure scenarios (grader demo --help)
   grader mutants --bin-dir DIR [--seeds N]   the grader against stage 6's mutants (grader mutants --help)
@@ -36,6 +36,7 @@ Options:
   --junit FILE       write JUnit XML
   --history FILE     keep the history of every attempt (JSON Lines; format in LAB.md "The grader")
   --verbose          print the history while it is recorded (on stderr)
+  --jobs N           matrix: grade N servers at once (default 4; grading is mostly waiting)
   --list             list the checks
   --help             this text
 
@@ -76,6 +77,10 @@ std::variant<GraderOptions, std::string> parse_grader_options(const std::vector<
       auto v = value();
       auto n = v ? parse_number<std::uint64_t>(*v, 0, UINT64_MAX) : std::nullopt;
       if (!(error = need(n, "a whole number"))) o.seed = *n;
+    } else if (arg == "--jobs") {
+      auto v = value();
+      auto n = v ? parse_number<int>(*v, 1, 64) : std::nullopt;
+      if (!(error = need(n, "a number from 1 to 64"))) o.jobs = *n;
     } else if (arg == "--lease" || arg == "--key-ttl") {
       auto v = value();
       auto n = v ? parse_number<std::int64_t>(*v, 1, 365LL * 24 * 3600) : std::nullopt;
