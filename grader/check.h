@@ -11,8 +11,11 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "grader/target.h"
 
 namespace grader {
 
@@ -21,6 +24,7 @@ class CheckRun;
 enum class Needs {
   Nothing,
   Restart,  // crashes the server (Lab-Crash or SIGKILL): skipped with --url
+  OwnServer,  // runs on a server of its own, started with the check's --lease and --key-ttl: skipped with --url
 };
 
 struct Check {
@@ -31,6 +35,10 @@ struct Check {
   std::string hint;     // one line: where to look when it fails
   Needs needs = Needs::Nothing;
   std::function<void(CheckRun&)> run;
+  // Needs::OwnServer: the values the check's own server is started with. A lease of a second or two lets
+  // a lease run out in real time as well as on the lab clock, so a server whose leases keep real time is
+  // tested too (LAB.md "What it assumes about time").
+  ServerFacts own_server{};
 };
 
 // The checks, stage by stage, in the order they run.

@@ -68,6 +68,9 @@ class CheckRun {
 
   void advance_clock_ms(std::int64_t ms, const std::string& why);
   void advance_past_lease();
+  // On a server of its own with a short lease (Needs::OwnServer): sleeps until the lease is over in real
+  // time too, for servers whose leases keep real time. Does nothing when the lease is not short.
+  void wait_out_lease_in_real_time();
   void crashed_on_purpose(const std::string& how);  // waits for the end of the process, restarts it
   void sigkill(const std::string& why);             // SIGKILL of the group now; restart with restart()
   void restart();

@@ -12,6 +12,12 @@
 namespace grader {
 namespace {
 
+// The lease checks run on a server of their own with a lease of one second, so that a server whose leases
+// keep real time can be seen to take over and to fence (LAB.md "What it assumes about time").
+const ServerFacts kShortLease{.lease_seconds = 1, .key_ttl_seconds = 86'400};
+// A first request that outlives a one-second lease in real time, with room for a slow machine.
+constexpr int kRealLeaseSlowFirstDelayMs = 2'500;
+
 // The slow first request, running on its own thread while the check sends the repeat.
 std::future<Exchange> send_slow(CheckRun& run, const Attempt& slow) {
   return std::async(std::launch::async, [&run, slow] { return run.send(slow); });
@@ -56,15 +62,27 @@ void crash_before_money(CheckRun& run) {
   Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
   pay.expect_moves = 1;
   Attempt crash = pay.attempt().with_header(kLabCrash, "before-money");
+  const auto crashed_at = std::chrono::steady_clock::now();
   Exchange x = run.send(crash);
   if (x.response) return run.fail(Anomaly::WrongStatus, "Lab-Crash: before-money did not crash the server", &crash, &x);
   run.crashed_on_purpose("Lab-Crash: before-money");
-  // The claim is still held: a retry now must not be told success (the money did not move).
-  Exchange early = run.send(pay.attempt());
+  // (A server slow to restart may have let a real-time lease run out already: then executing is right.)
+  const bool within_lease =
+      std::chrono::steady_clock::now() - crashed_at < std::chrono::seconds(run.target().facts().lease_seconds);
+  // The claim is still held until its lease runs out: a retry now must not execute, and must not be told
+  // success (the money did not move). The server cannot know yet that the holder is dead: another
+  // instance of it could be running the request.
+  Attempt retry = pay.attempt();
+  Exchange early = run.send(retry);
   observe_if_success(run, early, pay);
   if (is_success(early) && run.moves(pay) == 0)
     run.fail(Anomaly::LostWrite, "right after the crash a retry was told success, and no money had moved", &crash,
              &early, "409 request-in-progress until the lease runs out, then the retry executes");
+  else if (is_success(early) && within_lease)
+    run.fail(Anomaly::WrongStatus,
+             "right after the crash a retry executed at once, while the crashed request's claim was still within "
+             "its lease: a claim is known dead only when its lease is over",
+             &retry, &early, "409 request-in-progress until the lease runs out, then the retry executes");
   if (early.response && early.response->status != 409 && early.response->status != 503) return;  // answered
   // After the lease, a retry takes the claim over and moves the money once.
   Exchange done = run.settle(pay.attempt(), Settle{.lease_takeover = true});
@@ -84,29 +102,47 @@ void crash_after_money(CheckRun& run) {
   run.expect_status(done, pay.attempt(), {200, 201}, "", anomaly_of_wrong_answer(done, Anomaly::WrongStatus));
 }
 
-void lease_fencing(CheckRun& run) {
+// A slow first request whose lease runs out while it sleeps, and a retry that takes the claim over.
+// real_time: wait the (short) lease out in real time as well as on the lab clock, for a server whose leases
+// keep real time; the first request sleeps long enough for that. Returns false when the retry found the
+// key still held after all (409 in progress): nothing was taken over.
+bool fence_round(CheckRun& run, bool real_time) {
   auto [alice, from, to] = client_with_two_accounts(run, "alice");
   Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
   pay.expect_moves = 1;
-  Attempt slow = pay.attempt().with_header(kLabDelay, std::to_string(kSlowFirstDelayMs));
+  const int delay_ms = real_time ? kRealLeaseSlowFirstDelayMs : kSlowFirstDelayMs;
+  Attempt slow = pay.attempt().with_header(kLabDelay, std::to_string(delay_ms));
   auto first = send_slow(run, slow);
   std::this_thread::sleep_for(kRepeatAfter);
   run.advance_past_lease();  // the slow one still sleeps, but its lease is over
+  if (real_time) run.wait_out_lease_in_real_time();
   Attempt retry = pay.attempt();
   Exchange taken = run.send(retry);
+  bool held = status_of(taken) == 409 && problem_type_of(*taken.response) == "request-in-progress";
+  if (held && !real_time) {  // the lab clock was not enough: try again on real time
+    observe_if_success(run, first.get(), pay);
+    return false;
+  }
   // No takeover (409 after the lease ran out) is a key stuck in progress, not a broken fence.
   run.expect_status(taken, retry, {201}, "",
                     is_success(taken) ? anomaly_of_early_answer(run, taken, pay)
                                       : anomaly_of_wrong_answer(taken, Anomaly::WrongStatus));
   Exchange fenced = first.get();
   observe_if_success(run, fenced, pay);
-  if (!is_success(taken)) return;  // nothing was taken over, so there is no fence to judge
+  if (!is_success(taken)) return true;  // nothing was taken over, so there is no fence to judge
   if (run.moves(pay) > 1)
     run.fail(Anomaly::FenceBroken, "the first request moved money after its lease was taken over", &slow, &fenced,
              "409: the fenced request rolls back");
   else if (is_success(fenced))
     run.fail(Anomaly::FenceBroken, "the request whose lease was taken over was told success too", &slow, &fenced,
              "409: only the request that took the lease over completes");
+  return true;
+}
+
+// On a server of its own with a lease of one second: first on the lab clock (fast); if the server's lease
+// did not end with it, again with the lease run out in real time.
+void lease_fencing(CheckRun& run) {
+  if (!fence_round(run, false)) fence_round(run, true);
 }
 
 void overdraft_key_not_stuck(CheckRun& run) {
@@ -130,13 +166,13 @@ std::vector<Check> stage4_checks() {
        section, "claim the key as in_progress; answer a repeat 409 until it is completed", Needs::Nothing,
        in_flight_repeat},
       {"stage4.crash-before-money", 4, "a crash before the money moves never yields a success without money", section,
-       "record completed in the same transaction as the money; a lapsed lease lets a retry take over", Needs::Restart,
-       crash_before_money},
+       "record completed in the same transaction as the money; a lapsed lease lets a retry take over",
+       Needs::OwnServer, crash_before_money, kShortLease},
       {"stage4.crash-after-money", 4, "a crash after the money moved yields exactly one transfer", section,
-       "commit the money and the key's completion together", Needs::Restart, crash_after_money},
+       "commit the money and the key's completion together", Needs::OwnServer, crash_after_money, kShortLease},
       {"stage4.lease-fencing", 4, "a first request slower than its lease is fenced out when a retry takes over",
-       section, "check, in the money's transaction, that you still hold the claim (a fencing token)", Needs::Nothing,
-       lease_fencing},
+       section, "check, in the money's transaction, that you still hold the claim (a fencing token)", Needs::OwnServer,
+       lease_fencing, kShortLease},
       {"stage4.overdraft-key-not-stuck", 4, "an overdraft does not leave its key stuck", section,
        "a 402 is a deterministic outcome: complete the key with it", Needs::Nothing, overdraft_key_not_stuck},
   };

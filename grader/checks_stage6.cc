@@ -3,6 +3,9 @@
 // A key belongs to (client, endpoint, key): another client's identical key is another request, and so
 // is the same key on another endpoint. A key is remembered for --key-ttl seconds (lab clock), and
 // GET /idempotency-policy tells clients all of it.
+#include <future>
+#include <thread>
+
 #include "grader/check_helpers.h"
 
 namespace grader {
@@ -10,6 +13,23 @@ namespace {
 
 // Margin around the TTL, so rounding in the server's clock does not decide the check.
 constexpr std::int64_t kTtlMarginMs = 2'000;
+// The key-lifetime edges run on servers of their own whose TTL is shorter than (or as short as) the
+// lease, which the usual flags (--key-ttl far longer than --lease) never show.
+const ServerFacts kTtlShorterThanLease{.lease_seconds = 30, .key_ttl_seconds = 1};
+const ServerFacts kTtlAndLeaseShort{.lease_seconds = 1, .key_ttl_seconds = 1};
+// Real time for a sweeper that runs once a second (stage 6's does) to have had its turn.
+constexpr std::chrono::milliseconds kOneSweep{1'200};
+// How long the first request sleeps in each: past the sweep and the repeat that follows it.
+constexpr int kHeldFirstDelayMs = 1'800;
+constexpr int kOutlivedFirstDelayMs = 800, kNextLifeDelayMs = 1'000;
+
+std::future<Exchange> send_async(CheckRun& run, const Attempt& a) {
+  return std::async(std::launch::async, [&run, a] { return run.send(a); });
+}
+
+bool in_progress(const Exchange& x) {
+  return status_of(x) == 409 && problem_type_of(*x.response) == "request-in-progress";
+}
 
 // Bob sends Alice's key. `same_body`: Alice's very body (her account: not his); else his own transfer.
 void foreign_client(CheckRun& run, bool same_body) {
@@ -76,6 +96,79 @@ void key_ttl(CheckRun& run) {
     run.fail(Anomaly::ExpiredKeyHonoured, "after its TTL the same request was not a new transfer", &again, &after,
              "201: a new transfer (the key expired " + std::to_string(run.target().facts().key_ttl_seconds) +
                  " s after its first use)");
+}
+
+// A key whose TTL has passed while its first request still holds the lease is still in progress: deleting
+// it (in claim() or in the sweeper) would let a repeat start the key's next life while the first one can
+// still complete.
+void expired_key_still_held(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  pay.expect_moves = 1;
+  auto first = send_async(run, pay.attempt().with_header(kLabDelay, std::to_string(kHeldFirstDelayMs)));
+  std::this_thread::sleep_for(kRepeatAfter);
+  run.advance_clock_ms(run.target().facts().key_ttl_seconds * 1000 + kTtlMarginMs,
+                       "past the key's TTL, well within its lease");
+  std::this_thread::sleep_for(kOneSweep);  // the TTL has passed in real time too, and a sweep has run
+  Attempt repeat = pay.attempt();
+  Exchange x = run.send(repeat);
+  if (!in_progress(x)) {
+    auto moved = run.observe(pay);
+    Anomaly why = !is_success(x) ? Anomaly::WrongStatus
+                  : moved == 0   ? Anomaly::InFlightLie
+                  : moved > 1    ? Anomaly::DoubleApply
+                                 : Anomaly::WrongStatus;
+    run.fail(why,
+             "the key's TTL had passed, but its first request was still running within its lease, and the repeat "
+             "was not told so: an expired key stays in progress until its lease runs out",
+             &repeat, &x, "409 request-in-progress");
+  }
+  Exchange original = first.get();
+  if (is_success(original)) run.observe(pay);
+}
+
+// A request slower than both its lease and its key's TTL must not complete the key's next life: after the
+// key expired, the same key with another body is a new request, and only it may complete.
+void outlived_key(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& old = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  old.max_moves = 1;  // fenced out (nothing) on a server that started the next life; else once
+  Intent& next = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from) + 1);
+  next.key = old.key;
+  next.expect_moves = 1;
+  Attempt slow = old.attempt().with_header(kLabDelay, std::to_string(kOutlivedFirstDelayMs));
+  auto first = send_async(run, slow);
+  std::this_thread::sleep_for(kRepeatAfter);
+  run.advance_clock_ms(
+      std::max(run.target().facts().lease_seconds, run.target().facts().key_ttl_seconds) * 1000 + kTtlMarginMs,
+      "past the key's lease and its TTL, while its first request sleeps");
+  Attempt reuse = next.attempt().with_header(kLabDelay, std::to_string(kNextLifeDelayMs));
+  auto second = std::async(std::launch::async, [&run, reuse] {
+    auto sent = std::chrono::steady_clock::now();
+    Exchange x = run.send(reuse);
+    return std::pair{x, std::chrono::steady_clock::now() - sent};
+  });
+  Exchange outlived = first.get();
+  auto [started, took] = second.get();
+  if (is_success(outlived)) run.observe(old);
+  if (is_success(started)) run.observe(next);
+  // Lab-Delay-Ms sleeps only after a claim, so a slow answer means the next life had begun while the old
+  // request slept. A quick one (409 or 422) means the server still counted the old life: its TTL or lease
+  // keeps real time, so there is no fence to judge, and the next request waits for the old life to end.
+  const bool next_life_began = took >= std::chrono::milliseconds(kNextLifeDelayMs);
+  if (next_life_began && is_success(outlived))
+    run.fail(Anomaly::FenceBroken,
+             "the request that outlived its key was told success after the key's next life had begun", &slow,
+             &outlived, "409: its claim ended with its key's life; only the next life's request completes");
+  if (is_success(started)) return;  // the next life's own transfer: done (a repeat now could outlive the TTL)
+  if (!next_life_began) run.wait_out_lease_in_real_time(), std::this_thread::sleep_for(kOneSweep);
+  const Attempt retry = next.attempt();
+  Exchange done = run.settle(retry, Settle{.lease_takeover = true});
+  if (is_success(done)) run.observe(next);
+  run.expect_status(done, retry, {200, 201}, "", anomaly_of_wrong_answer(done, Anomaly::NotExecuted));
+  if (is_success(done) && entry_id(done) && entry_id(outlived) && entry_id(done) == entry_id(outlived))
+    run.fail(Anomaly::FenceBroken, "the key's next life answers with the transfer of the request that outlived it",
+             &retry, &done, "the next life's own transfer (amount " + std::to_string(next.amount) + ")");
 }
 
 void policy(CheckRun& run) {
@@ -158,6 +251,12 @@ std::vector<Check> stage6_checks() {
        "the endpoint is part of the key's scope", Needs::Nothing, endpoint_scope},
       {"stage6.key-ttl", 6, "before the TTL a repeat replays; after it the same request is a new transfer", section,
        "expire keys --key-ttl seconds after first use, on the lab clock", Needs::Nothing, key_ttl},
+      {"stage6.expired-key-held", 6, "a key past its TTL whose first request still holds the lease is still in progress",
+       section, "delete an expired row only once it is completed or its lease has run out (claim and sweeper)",
+       Needs::OwnServer, expired_key_still_held, kTtlShorterThanLease},
+      {"stage6.outlived-key", 6, "a request slower than its lease and its key's TTL cannot complete the key's next life",
+       section, "name a claim by its row, never reuse an expired row: the next life is a new row", Needs::OwnServer,
+       outlived_key, kTtlAndLeaseShort},
       {"stage6.policy-stored-outcomes", 6, "the statuses the policy says are stored are the ones replayed", section,
        "publish in stored_statuses exactly the outcomes you complete the key with", Needs::Nothing,
        policy_stored_outcomes},

@@ -6,7 +6,7 @@
 //   complete = {"type":("ok" / "fail" / "unknown"), common, "op":OP, "key":KEY,
 //               "status":(INT / null), "response":(response / null), "error":STRING}
 //   observe  = {"type":"observe", common, "ledger_entries":INT}
-//   fault    = {"type":"fault", common, "fault":("lab-crash" / "sigkill" / "restart" / "clock"),
+//   fault    = {"type":"fault", common, "fault":("lab-crash" / "sigkill" / "restart" / "clock" / "wait"),
 //               "detail":STRING}
 //   ended    = {"type":"ended", common, "op":OP, "status":(INT / null), "error":STRING}
 //   common   = "t":MS, "check":STRING, "intent":STRING

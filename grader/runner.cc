@@ -32,14 +32,18 @@ CheckOutcome run_one(Target& target, History& history, const Check& check, const
   outcome.check = &check;
   auto started = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
-  if (check.needs == Needs::Restart && !target.can_restart()) {
+  if (check.needs != Needs::Nothing && !target.can_restart()) {
     outcome.verdict = Verdict::Skip;
-    outcome.note = "skipped: it crashes the server, and with --url the grader cannot restart it (use --server)";
+    outcome.note = check.needs == Needs::Restart
+                       ? "skipped: it crashes the server, and with --url the grader cannot restart it (use --server)"
+                       : "skipped: it starts a server of its own with other --lease and --key-ttl (use --server)";
     return outcome;
   }
+  std::unique_ptr<Target> own;  // Needs::OwnServer: started for this check, stopped after it
   try {
     if (!target.alive()) target.restart_after_crash();  // an earlier check left it down
-    CheckRun run(check, target, history, config.seed, config.nonce);
+    if (check.needs == Needs::OwnServer) own = target.launch_sibling(check.own_server);
+    CheckRun run(check, own ? *own : target, history, config.seed, config.nonce);
     try {
       check.run(run);
     } catch (const CheckAborted& e) {
@@ -54,8 +58,9 @@ CheckOutcome run_one(Target& target, History& history, const Check& check, const
     outcome.after = run.balances_after();
   } catch (const std::exception& e) {
     outcome.findings.push_back({Anomaly::NoResponse, std::string("the check stopped: ") + e.what(), "", "", ""});
-    outcome.note = target.can_restart() ? "server stderr (last lines):\n" + target.stderr_tail() : "";
+    outcome.note = target.can_restart() ? "server stderr (last lines):\n" + (own ? *own : target).stderr_tail() : "";
   }
+  if (own) own->stop();
   outcome.verdict = outcome.findings.empty() ? Verdict::Pass : Verdict::Fail;
   outcome.seconds = elapsed();
   return outcome;

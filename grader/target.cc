@@ -20,8 +20,25 @@ ServerFacts facts_from_command(const std::string& command) {
   return facts;
 }
 
+std::string command_with_facts(const std::string& command, const ServerFacts& facts) {
+  // Word by word, so "--lease 20" and "--lease=20" go wherever they were; the values are appended.
+  std::istringstream words(command);
+  std::string out, word;
+  while (words >> word) {
+    if (word == "--lease" || word == "--key-ttl") {
+      words >> word;  // and its value
+      continue;
+    }
+    if (word.rfind("--lease=", 0) == 0 || word.rfind("--key-ttl=", 0) == 0) continue;
+    out += (out.empty() ? "" : " ") + word;
+  }
+  return out + " --lease " + std::to_string(facts.lease_seconds) + " --key-ttl " +
+         std::to_string(facts.key_ttl_seconds);
+}
+
 std::unique_ptr<Target> Target::launch(const std::string& command_template, ServerFacts facts) {
   std::unique_ptr<Target> t(new Target());
+  t->command_template_ = command_template;
   t->process_ = std::make_unique<ServerProcess>(command_template);
   t->process_->start();
   t->address_ = t->process_->address();
@@ -36,6 +53,11 @@ std::unique_ptr<Target> Target::attach(Address address, std::string admin_token,
   t->admin_token_ = std::move(admin_token);
   t->facts_ = facts;
   return t;
+}
+
+std::unique_ptr<Target> Target::launch_sibling(const ServerFacts& facts) const {
+  if (!process_) throw StartError("a server of its own needs --server (the grader starts it)");
+  return launch(command_with_facts(command_template_, facts), facts);
 }
 
 Address Target::address() const {

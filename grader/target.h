@@ -6,6 +6,7 @@
 //   target.can_restart();              // false for --url: crash checks are skipped
 //   target.restart_after_crash();      // waits for the process to end, starts it again (same database)
 //   target.sigkill();                  // SIGKILL of the process group, then nothing: call restart
+//   target.launch_sibling({1, 86400}); // a second server, same command, --lease 1 --key-ttl 86400
 //
 // Thread safety: address() may be called from burst threads; restarts happen only between bursts.
 #pragma once
@@ -28,6 +29,8 @@ struct ServerFacts {
 
 // Reads "--lease N" and "--key-ttl N" from a server command line, if present.
 ServerFacts facts_from_command(const std::string& command);
+// The command with its own --lease and --key-ttl (if any) replaced by these values, appended at the end.
+std::string command_with_facts(const std::string& command, const ServerFacts& facts);
 
 class Target {
  public:
@@ -38,6 +41,9 @@ class Target {
   const std::string& admin_token() const { return admin_token_; }
   const ServerFacts& facts() const { return facts_; }
   bool can_restart() const { return process_ != nullptr; }
+  // Another server from the same command, on a fresh database, with these --lease and --key-ttl. Throws
+  // StartError; needs can_restart().
+  std::unique_ptr<Target> launch_sibling(const ServerFacts& facts) const;
   std::string describe() const;  // the command line, or the URL
   std::string stderr_tail() const;
 
@@ -50,6 +56,7 @@ class Target {
  private:
   Target() = default;
   std::unique_ptr<ServerProcess> process_;  // null with --url
+  std::string command_template_;            // empty with --url
   mutable std::mutex mutex_;
   Address address_;  // guarded by mutex_
   std::string admin_token_;

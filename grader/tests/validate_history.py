@@ -73,7 +73,7 @@ def main(path):
             elif kind == "observe":
                 require(event, n, "ledger_entries", int)
             elif kind == "fault":
-                if event.get("fault") not in ("lab-crash", "sigkill", "restart", "clock"):
+                if event.get("fault") not in ("lab-crash", "sigkill", "restart", "clock", "wait"):
                     fail(n, f"unknown fault {event.get('fault')!r}")
                 require(event, n, "detail", str)
             else:
