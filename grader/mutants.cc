@@ -29,7 +29,7 @@ Usage:
 Each grader/mutants/<name>.mutant is graded as build/stages/mutant_<name> (`make mutants` builds them all;
 `make test` builds a few) with every check, on seeds S, S+1, ... S+N-1 (default: 3 seeds from 1). A mutant
 is killed on a seed when a check fails, and named right when a failed check names the anomaly the mutant
-file gives. --jobs N grades N seeds at once (default 4). Mutants that are not built are listed and left out, unless --only names them.
+file gives. --jobs N grades N seeds at once (default 6). Mutants that are not built are listed and left out, unless --only names them.
 
 Exit status: 0 when every graded mutant was killed and named right on every seed; 1 otherwise; 2 for a
 usage error.

@@ -36,7 +36,7 @@ Options:
   --junit FILE       write JUnit XML
   --history FILE     keep the history of every attempt (JSON Lines; format in LAB.md "The grader")
   --verbose          print the history while it is recorded (on stderr)
-  --jobs N           matrix: grade N servers at once (default 4; grading is mostly waiting)
+  --jobs N           matrix: grade N servers at once (default 6; grading is mostly waiting)
   --list             list the checks
   --help             this text
 

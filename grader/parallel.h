@@ -16,7 +16,7 @@
 namespace grader {
 
 // The matrix and the mutants run this many servers at once unless --jobs says otherwise.
-constexpr int kDefaultJobs = 4;
+constexpr int kDefaultJobs = 6;
 
 template <typename Work>
 void for_each_in_parallel(std::size_t count, int jobs, Work work) {
