@@ -3,6 +3,7 @@
 
 #include "common/auth.h"
 #include "common/fingerprint.h"
+#include "common/lab_controls.h"
 
 namespace lab {
 namespace {
@@ -146,6 +147,8 @@ std::optional<Client> Bank::authenticate(std::string_view bearer_token) {
 std::optional<Account> Bank::find_account(std::int64_t id) { return read_account(db_.conn(), id); }
 
 MoneyOutcome Bank::move_money(Connection& conn, const Client& client, const MoneyRequest& request) {
+  // Lab-Fail: busy (LAB.md "Lab controls"): fail here, inside the money's transaction, as SQLite would.
+  if (money_fault_armed()) throw DatabaseBusy(SQLITE_BUSY, "Lab-Fail: busy: the database is busy");
   // Is the source account there, and the caller's? The same 404 either way: existence is not revealed.
   auto from = read_account(conn, request.from_account);
   if (!from || from->client_id != client.id)

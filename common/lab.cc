@@ -12,10 +12,12 @@
 namespace lab {
 constexpr std::size_t kAdminTokenBytes = 16;   // 128 random bits for a token printed at start-up
 
-void install_money_routes(httplib::Server& server, const MoneyHandler& handle_money_request) {
+void install_money_routes(const Lab& lab, httplib::Server& server, const MoneyHandler& handle_money_request) {
+  const LabControls* controls = &lab.controls;
   for (Endpoint endpoint : {Endpoint::Transfers, Endpoint::Payouts})
     server.Post(std::string(path_of(endpoint)),
-                [handle_money_request, endpoint](const httplib::Request& req, httplib::Response& res) {
+                [controls, handle_money_request, endpoint](const httplib::Request& req, httplib::Response& res) {
+                  LabFault fault = controls->fault_if_asked(req);   // disarmed when the request ends
                   handle_money_request(req, res, endpoint);
                 });
 }
@@ -34,7 +36,7 @@ int run_stage(int argc, char** argv, const StageInfo& stage, const RouteInstalle
       options.admin_token.empty() ? random_token("adm_", kAdminTokenBytes) : options.admin_token;
   if (options.admin_token.empty()) std::fprintf(stderr, "admin token: %s\n", admin_token.c_str());
   std::fprintf(stderr, "%s: database %s%s\n", std::string(stage.name).c_str(), options.db_path.c_str(),
-               options.lab_controls ? ", lab controls ON (Lab-Delay-Ms, Lab-Crash, /admin/clock)" : "");
+               options.lab_controls ? ", lab controls ON (Lab-Delay-Ms, Lab-Crash, Lab-Fail, /admin/clock)" : "");
 
   httplib::Server server;
   configure_server(server, !options.quiet);

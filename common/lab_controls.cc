@@ -30,4 +30,16 @@ void LabControls::crash_if_asked(const httplib::Request& req, CrashPoint point) 
   _exit(kCrashExitCode);
 }
 
+namespace {
+thread_local bool busy_fault_armed = false;
+}  // namespace
+
+LabFault::LabFault(bool busy) { busy_fault_armed = busy; }
+LabFault::~LabFault() { busy_fault_armed = false; }
+bool money_fault_armed() { return busy_fault_armed; }
+
+LabFault LabControls::fault_if_asked(const httplib::Request& req) const {
+  return LabFault(enabled_ && req.get_header_value("Lab-Fail") == "busy");
+}
+
 }  // namespace lab

@@ -6,6 +6,9 @@
 //                            after the key is claimed (stage 1: after validation), before the money moves
 //   Lab-Crash: before-money  _exit() at CrashPoint::BeforeMoney: the key is recorded, the money is not
 //   Lab-Crash: after-money   _exit() at CrashPoint::AfterMoney: the money is committed, no response written
+//   Lab-Fail: busy           the money's transaction fails as if another writer held the database past the
+//                            busy timeout (DatabaseBusy: 503, nothing moved); Bank::move_money asks
+//                            money_fault_armed(). Stage 4 on must then free the key: a retry runs at once.
 // Without the flag both headers are ignored: a production server must never let a client kill it.
 //
 // Thread safety: immutable after construction.
@@ -19,6 +22,18 @@ namespace lab {
 
 enum class CrashPoint { BeforeMoney, AfterMoney };
 
+// Lab-Fail: armed for one request on its handler thread (httplib runs a request on one thread), disarmed
+// when this object ends: a fault never leaks into the thread's next request.
+class [[nodiscard]] LabFault {
+ public:
+  explicit LabFault(bool busy);
+  ~LabFault();
+  LabFault(const LabFault&) = delete;
+  LabFault& operator=(const LabFault&) = delete;
+};
+// True while a request that asked for Lab-Fail: busy runs on this thread.
+bool money_fault_armed();
+
 class LabControls {
  public:
   static constexpr std::chrono::milliseconds kMaxDelay{10'000};   // a lab delay, not a denial of service
@@ -29,6 +44,7 @@ class LabControls {
 
   void delay_if_asked(const httplib::Request& req) const;
   void crash_if_asked(const httplib::Request& req, CrashPoint point) const;
+  LabFault fault_if_asked(const httplib::Request& req) const;
 
  private:
   const bool enabled_;

@@ -17,7 +17,7 @@ void print_usage(const char* program, std::string_view summary) {
       "  --port P          TCP port, default 8080; 0 picks a free one (see the 'listening on' line)\n"
       "  --db FILE         SQLite database file, created if missing (default idempotency-lab.db)\n"
       "  --admin-token T   bearer token for /admin/*; default: a random one, printed at start-up\n"
-      "  --lab-controls    honour Lab-Delay-Ms, Lab-Crash and POST /admin/clock (never in production)\n"
+      "  --lab-controls    honour Lab-Delay-Ms, Lab-Crash, Lab-Fail and POST /admin/clock (never in production)\n"
       "  --lease S         seconds a claimed key may stay in progress before a retry takes it over\n"
       "                    (stage 4 on; default 30)\n"
       "  --key-ttl S       seconds a key is remembered (stage 6; default 86400)\n"

@@ -15,7 +15,7 @@ struct LabOptions {
   int port = 8080;                            // 0 picks a free port (printed when listening)
   std::string db_path = "idempotency-lab.db";
   std::string admin_token;                    // empty: a random one is made and printed at start-up
-  bool lab_controls = false;                  // honour Lab-Delay-Ms, Lab-Crash, POST /admin/clock
+  bool lab_controls = false;                  // honour Lab-Delay-Ms, Lab-Crash, Lab-Fail, POST /admin/clock
   std::chrono::seconds lease{30};             // stage 4+: how long a claim may run before a retry takes it over
   std::chrono::seconds key_ttl{24 * 3600};    // stage 6: how long a key is remembered
   bool quiet = false;                         // no per-request log lines

@@ -31,6 +31,7 @@ std::optional<std::int64_t> entry_id(const Exchange& x);
 // Lab controls (LAB.md "Lab controls"): how long a race needs, not longer.
 constexpr const char* kLabDelay = "Lab-Delay-Ms";
 constexpr const char* kLabCrash = "Lab-Crash";
+constexpr const char* kLabFail = "Lab-Fail";
 // The delay a burst holds its winner in, so losers arrive while it runs (milliseconds).
 constexpr int kBurstDelayMs = 300;
 // A slow first request, and how long after it a repeat is sent (it must land inside the delay).

@@ -157,6 +157,19 @@ void overdraft_key_not_stuck(CheckRun& run) {
   run.expect_status(again, big.attempt(), {402}, "insufficient-funds", why);
 }
 
+// A failure that is not the request's own (the database busy: 503) rolls the money back, so it must free
+// the key too: the client's retry then runs at once, instead of hearing 409 until the lease runs out.
+void busy_releases_key(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  pay.expect_moves = 1;
+  Attempt busy = pay.attempt().with_header(kLabFail, "busy");
+  if (!run.expect_status(run.send(busy), busy, {503}, "service-unavailable")) return;  // Lab-Fail not honoured
+  Attempt retry = pay.attempt();
+  Exchange x = run.settle(retry, Settle{.nothing_running = true});
+  run.expect_status(x, retry, {201}, "", anomaly_of_wrong_answer(x, Anomaly::LostWrite));
+}
+
 }  // namespace
 
 std::vector<Check> stage4_checks() {
@@ -173,6 +186,9 @@ std::vector<Check> stage4_checks() {
       {"stage4.lease-fencing", 4, "a first request slower than its lease is fenced out when a retry takes over",
        section, "check, in the money's transaction, that you still hold the claim (a fencing token)", Needs::OwnServer,
        lease_fencing, kShortLease},
+      {"stage4.busy-releases-key", 4, "after a 503 (database busy) the retry runs at once: the key was freed",
+       section, "on a failure that is not the request's own, roll back and release the claim", Needs::Nothing,
+       busy_releases_key},
       {"stage4.overdraft-key-not-stuck", 4, "an overdraft does not leave its key stuck", section,
        "a 402 is a deterministic outcome: complete the key with it", Needs::Nothing, overdraft_key_not_stuck},
   };

@@ -20,7 +20,7 @@ fresh database in a temporary folder and a random token, runs the command with /
 process group, waits for GET /healthz, restarts it (same database) after the crashes it causes, and
 stops it at the end. Any language works, e.g.
   grader --stage 2 --server "python3 server.py --port {port} --db {db} --admin-token {admin_token} --lab-controls"
-The server must honour --lab-controls (Lab-Delay-Ms, Lab-Crash, POST /admin/clock).
+The server must honour --lab-controls (Lab-Delay-Ms, Lab-Crash, Lab-Fail, POST /admin/clock).
 
 Options:
   --stage N          grade stages 1..N (default 6); the contract (stage 0) always runs first

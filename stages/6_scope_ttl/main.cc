@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
     server.Get("/idempotency-policy", [&lab](const httplib::Request&, httplib::Response& res) {
       lab::reply_json(res, 200, idempotency_policy(lab.options));
     });
-    lab::install_money_routes(server, [&lab, keys](const httplib::Request& req, httplib::Response& res,
+    lab::install_money_routes(lab, server, [&lab, keys](const httplib::Request& req, httplib::Response& res,
                                                    lab::Endpoint endpoint) {
       handle_money_request(lab, keys, req, res, endpoint);
     });
