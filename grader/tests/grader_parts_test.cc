@@ -37,6 +37,26 @@ TEST_CASE("the lease and key TTL are read from the server command, with the cont
   CHECK(facts_from_command("stage1 --port {port}").key_ttl_seconds == 86'400);
 }
 
+TEST_CASE("a server of its own: the command's --lease and --key-ttl are replaced, the rest kept") {
+  ServerFacts short_lease{.lease_seconds = 1, .key_ttl_seconds = 5};
+  CHECK(command_with_facts("stage6 --port {port} --lease 20 --key-ttl 3600 --quiet", short_lease) ==
+        "stage6 --port {port} --quiet --lease 1 --key-ttl 5");
+  CHECK(command_with_facts("python3 s.py --lease=20 --db {db}", short_lease) ==
+        "python3 s.py --db {db} --lease 1 --key-ttl 5");
+  CHECK(command_with_facts("stage1 --port {port}", short_lease) == "stage1 --port {port} --lease 1 --key-ttl 5");
+  auto back = facts_from_command(command_with_facts("stage6 --lease 20", short_lease));
+  CHECK(back.lease_seconds == 1);
+  CHECK(back.key_ttl_seconds == 5);
+}
+
+TEST_CASE("matrix --jobs takes 1 to 64 servers at once") {
+  auto jobs = parse_grader_options({"matrix", "--bin-dir", "b", "--jobs", "3"});
+  REQUIRE(std::holds_alternative<GraderOptions>(jobs));
+  CHECK(std::get<GraderOptions>(jobs).jobs == 3);
+  CHECK(std::holds_alternative<std::string>(parse_grader_options({"matrix", "--bin-dir", "b", "--jobs", "0"})));
+  CHECK(std::holds_alternative<std::string>(parse_grader_options({"matrix", "--bin-dir", "b", "--jobs", "x"})));
+}
+
 TEST_CASE("options: --server or --url, not both; --url needs --admin-token; stages are 1 to 6") {
   auto parse = [](std::vector<std::string> args) { return parse_grader_options(args); };
   CHECK(std::holds_alternative<GraderOptions>(parse({"--stage", "3", "--server", "x"})));
