@@ -50,6 +50,9 @@ struct Finding {
   std::string sent;      // the request that shows it (may be empty)
   std::string received;  // what came back
   std::string expected;  // what the contract says
+  // Where to look, when it is not the check's lesson (a contract field, a server that refuses connections);
+  // empty: the check's hint.
+  std::string hint = "";
 };
 
 // Every anomaly, for the chapter and --help.
