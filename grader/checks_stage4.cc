@@ -60,11 +60,14 @@ void crash_before_money(CheckRun& run) {
   if (x.response) return run.fail(Anomaly::WrongStatus, "Lab-Crash: before-money did not crash the server", &crash, &x);
   run.crashed_on_purpose("Lab-Crash: before-money");
   // The claim is still held: a retry now must not be told success (the money did not move).
-  Exchange early = run.send(pay.attempt());
+  Attempt retry = pay.attempt();
+  Exchange early = run.send(retry);
   observe_if_success(run, early, pay);
   if (is_success(early) && run.moves(pay) == 0)
-    run.fail(Anomaly::LostWrite, "right after the crash a retry was told success, and no money had moved", &crash,
-             &early, "409 request-in-progress until the lease runs out, then the retry executes");
+    run.fail(Anomaly::LostWrite,
+             "the server crashed on the first request (Lab-Crash: before-money, before its money moved); this retry, "
+             "sent right after the restart, was told success, and no money had moved",
+             &retry, &early, "409 request-in-progress until the lease runs out, then the retry executes");
   if (early.response && early.response->status != 409 && early.response->status != 503) return;  // answered
   // After the lease, a retry takes the claim over and moves the money once.
   Exchange done = run.settle(pay.attempt(), Settle{.lease_takeover = true});
