@@ -18,7 +18,8 @@ constexpr std::array kAnomalies = {
                 "a repeat was told success while the first request was still running: if that one dies, "
                 "the success was a lie",
                 4},
-    AnomalyInfo{NotExecuted, "not-executed", "the client asked until it got an answer, and the money never moved", 4},
+    AnomalyInfo{NotExecuted, "not-executed",
+                "the client asked until it got an answer, and the money moved fewer times than it asked for", 4},
     AnomalyInfo{FenceBroken, "fence-broken",
                 "a request whose lease a retry had taken over still acted: two holders of one key", 4},
     AnomalyInfo{ReplayMismatch, "replay-mismatch",

@@ -17,7 +17,7 @@ enum class Anomaly {
   DoubleApply,           // one intent moved money more than once
   LostWrite,             // a client was told success, and the money never moved
   InFlightLie,           // a client was told success while the money was not yet in the ledger
-  NotExecuted,           // a request that should have moved money (its client asked until answered) did not
+  NotExecuted,           // money moved fewer times than expected, though its client asked until answered
   FenceBroken,           // a request whose lease was taken over still moved money or was told success
   ReplayMismatch,        // a repeat of a completed request got another status, body or header
   FingerprintIgnored,    // the same key with another body was answered as if it were the first request
@@ -50,6 +50,9 @@ struct Finding {
   std::string sent;      // the request that shows it (may be empty)
   std::string received;  // what came back
   std::string expected;  // what the contract says
+  // Where to look, when it is not the check's lesson (a contract field, a server that refuses connections);
+  // empty: the check's hint.
+  std::string hint = "";
 };
 
 // Every anomaly, for the chapter and --help.

@@ -12,6 +12,15 @@ std::string ids_of(const std::vector<LedgerEntry>& entries) {
   return out.empty() ? "none" : out;
 }
 
+std::string times(int n) { return std::to_string(n) + (n == 1 ? " time" : " times"); }
+
+// A4's words: the count that moved, against the count expected ("never" only when nothing moved).
+std::string moved_against_expected(int moved, int expected) {
+  if (moved == 0) return "never moved money (expected " + times(expected) + ")";
+  if (moved < expected) return "moved money " + times(moved) + " of the " + std::to_string(expected) + " expected";
+  return "moved money " + times(moved) + ", not the " + std::to_string(expected) + " expected";
+}
+
 bool told_success(const Intent& intent, const std::vector<Event>& history) {
   for (const auto& e : history)
     if (e.intent == intent.id && e.type == EventType::Ok) return true;
@@ -81,9 +90,9 @@ std::vector<Finding> audit(const std::deque<Intent>& intents, const std::deque<A
                      intent.body, "", "409 request-in-progress while the first request runs"});
     if (intent.expect_moves && moved != *intent.expect_moves && moved <= intent.max_moves && !(success && moved == 0))
       out.push_back({moved < *intent.expect_moves ? Anomaly::NotExecuted : Anomaly::DoubleApply,
-                     "A4: intent " + intent.id + " moved money " + std::to_string(moved) + " times, expected " +
-                         std::to_string(*intent.expect_moves) + " (ledger ids " + ids_of(mine) + ")",
-                     intent.body, "", "exactly " + std::to_string(*intent.expect_moves)});
+                     "A4: intent " + intent.id + " " + moved_against_expected(moved, *intent.expect_moves) +
+                         " (ledger ids " + ids_of(mine) + ")",
+                     intent.body, "", "exactly " + times(*intent.expect_moves)});
     // A5 only where A1 found nothing: an extra entry from a changed body is already the finding.
     if (moved <= intent.max_moves)
       for (const auto& e : mine) check_entry_matches(intent, e, out);

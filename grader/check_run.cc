@@ -1,6 +1,7 @@
 // check_run.cc: see check_run.h.
 #include "grader/check_run.h"
 
+#include <algorithm>
 #include <latch>
 #include <set>
 #include <thread>
@@ -28,6 +29,23 @@ constexpr std::int64_t kRealLeaseMarginMs = 200;
 // that keeps writing on its own (or another client of a --url server) from holding the grader forever.
 constexpr int kMaxQuietReadings = 10;
 constexpr std::chrono::milliseconds kQuietPause{50};
+
+// Where to look when a connection was turned away before any answer: the server's plumbing, not its lesson.
+constexpr const char* kTransportHint =
+    "accept connections promptly and serve requests on more than one thread, with a listen backlog of at least "
+    "the burst (the lab's servers listen with 1024): the grader sends up to 32 requests at once";
+
+// How the connection failed before any answer came, or "" if it did not: refused or never accepted (the
+// connect failed; nothing was sent), or reset (wire.cc's errors carry the system's words for each).
+std::string connection_turned_away(const Exchange& x) {
+  if (x.response) return "";
+  const bool connecting = x.error.rfind("cannot connect", 0) == 0;
+  if (connecting && x.error.find("Connection refused") != std::string::npos) return "refused";
+  if (connecting && x.error.find("timed out") != std::string::npos) return "never accepted (connect timed out)";
+  if (x.error.find("Connection reset") != std::string::npos || x.error.find("Broken pipe") != std::string::npos)
+    return "reset";
+  return "";
+}
 
 std::string shorten(std::string text, std::size_t max = 600) {
   if (text.size() > max) text = text.substr(0, max) + "... (" + std::to_string(text.size()) + " bytes)";
@@ -88,6 +106,7 @@ Exchange CheckRun::send(const Attempt& a, std::chrono::milliseconds connect_pati
 }
 
 std::vector<Exchange> CheckRun::send_simultaneously(const std::vector<Attempt>& attempts) {
+  largest_burst_ = std::max(largest_burst_, attempts.size());
   std::vector<Exchange> results(attempts.size());
   std::latch ready(static_cast<std::ptrdiff_t>(attempts.size()));
   std::latch go(1);
@@ -142,6 +161,8 @@ Exchange CheckRun::settle(const Attempt& a, Settle how) {
           advance_past_lease();
           in_progress = 0;
         }
+      } else if (s == 409) {
+        report_unretried_409(a, x);
       } else if (s == 503) {
         retry = true;
       }
@@ -204,8 +225,36 @@ void CheckRun::restart() {
 
 void CheckRun::fail(Anomaly anomaly, std::string what, const Attempt* attempt, const Exchange* x,
                     std::string expected) {
+  std::string hint;
+  // A connection turned away while the server runs is a transport fault, not the lesson's: say so, and point
+  // at the server's accept queue and threads. The check still fails: clients would see these errors too.
+  if (std::string how = x ? connection_turned_away(*x) : ""; !how.empty() && target_.alive()) {
+    // Linux drops a connection that finds the listen queue full (the connect times out) or, set to, resets
+    // it; it refuses one only when nothing listens on the port.
+    const std::string why =
+        how == "refused" ? "nothing listened on the server's port, though its process runs"
+        : largest_burst_ > 1
+            ? "the server's listen backlog or thread pool is too small for a burst of " + std::to_string(largest_burst_)
+            : "the server's listen backlog or thread pool is too small for the requests this check sends";
+    anomaly = Anomaly::NoResponse;
+    what += "; the connection was " + how + " before any answer: " + why + " (this is not an idempotency fault)";
+    hint = kTransportHint;
+  }
   findings_.push_back({anomaly, std::move(what), attempt ? show_request(*attempt) : "", x ? show_exchange(*x) : "",
-                       std::move(expected)});
+                       std::move(expected), std::move(hint)});
+}
+
+// The contract's only 409 is request-in-progress, which a client retries; any other 409 it takes as final.
+// Said here, where the grader stops retrying: the check that reads the answer would only see a wrong status.
+void CheckRun::report_unretried_409(const Attempt& a, const Exchange& x) {
+  std::string type = problem_type_of(*x.response);
+  if (type.empty()) type = "(not a problem document)";
+  fail(Anomaly::WrongStatus,
+       (a.intent ? "intent " + a.intent->id + ": " : "") + "409 " + type +
+           " is not request-in-progress: a client does not retry it, and the contract has no other 409",
+       &a, &x, "409 only as request-in-progress (retried until the first request ends); any other outcome has "
+               "its own status");
+  unretried_409s_.insert(x.done_ns);
 }
 
 bool CheckRun::expect_status(const Exchange& x, const Attempt& a, std::initializer_list<int> statuses,
@@ -221,13 +270,27 @@ bool CheckRun::expect_status(const Exchange& x, const Attempt& a, std::initializ
   bool status_ok = false;
   for (int s : statuses) status_ok = status_ok || x.response->status == s;
   if (!status_ok) {
+    if (unretried_409s_.count(x.done_ns)) return false;  // settle() has said why this 409 is wrong
     fail(anomaly, who + "answered " + std::to_string(x.response->status) + ", expected " + want, &a, &x, want);
     return false;
   }
-  if (!problem_type.empty() &&
-      (x.response->media_type() != "application/problem+json" || problem_type_of(*x.response) != problem_type)) {
+  if (!problem_type.empty() && problem_type_of(*x.response) != problem_type) {
     fail(anomaly, who + "answered " + std::to_string(x.response->status) + " but not the problem type " + problem_type,
          &a, &x, want);
+    return false;
+  }
+  const std::string media = x.response->media_type();
+  if (!problem_type.empty() && media != "application/problem+json") {
+    // The right problem in another envelope: not another outcome, but a client that tells a problem by its
+    // media type will not see one. A replay (Idempotent-Replayed: true) did not replay its stored Content-Type.
+    bool replayed = x.response->header("Idempotent-Replayed").value_or("") == "true";
+    fail(replayed ? Anomaly::ReplayMismatch : Anomaly::ContractShape,
+         who + "answered " + std::to_string(x.response->status) + " " + problem_type +
+             ": the body is the right problem, but its Content-Type is " + (media.empty() ? "missing" : media) +
+             ", not application/problem+json",
+         &a, &x, want);
+    findings_.back().hint = replayed ? "store the response's Content-Type with its body, and replay both"
+                                     : "send every problem with Content-Type: application/problem+json";
     return false;
   }
   return true;

@@ -20,6 +20,7 @@
 
 #include <initializer_list>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,7 +61,9 @@ class CheckRun {
   Exchange send(const Attempt& attempt, std::chrono::milliseconds connect_patience = kConnectPatience);
   // All at once: each connection gets all but its last byte, then the last bytes go out together.
   std::vector<Exchange> send_simultaneously(const std::vector<Attempt>& attempts);
-  // A client's patience: retry on 409 request-in-progress, 503 and no response until a definite answer.
+  // A client's patience: retry on 409 request-in-progress, 503 and no response until a definite answer. A 409
+  // of another problem type is not retried: it is given back, and reported as a finding here (the contract
+  // has no other 409), so expect_status does not report it again.
   Exchange settle(const Attempt& attempt, Settle how = {});
   // Records what the ledger holds for the intent now (the auditor's rule A3 reads it).
   std::int64_t observe(const Intent& intent);
@@ -76,7 +79,9 @@ class CheckRun {
   void restart();
 
   // Findings. expect_status adds one (with the exchange as evidence) unless the status is one of those
-  // given and, if problem_type is not empty, the body is a problem+json of that type.
+  // given and, if problem_type is not empty, the body is a problem+json of that type. A finding whose
+  // exchange lost its connection before any answer (refused, reset, never accepted) is named a transport
+  // fault (no-response, with a hint about the server's accept queue and threads), whatever the check asked.
   void fail(Anomaly anomaly, std::string what, const Attempt* attempt = nullptr, const Exchange* x = nullptr,
             std::string expected = "");
   bool expect_status(const Exchange& x, const Attempt& attempt, std::initializer_list<int> statuses,
@@ -108,7 +113,11 @@ class CheckRun {
   Reading read_quietly();
   void add_caveat(const std::string& text);
 
+  void report_unretried_409(const Attempt& attempt, const Exchange& x);
+
   std::vector<Finding> findings_;
+  std::set<std::int64_t> unretried_409s_;  // done_ns of the 409s settle() gave back and reported
+  std::size_t largest_burst_ = 0;          // the most requests send_simultaneously sent at once
   Balances before_, after_;
   std::string caveat_;
   InFlight in_flight_;  // joins its watches when destroyed, also when a check threw before finish()

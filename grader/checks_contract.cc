@@ -46,8 +46,8 @@ std::optional<Json> shape(CheckRun& run, const std::string& operation, const Htt
                           const std::string& media = "application/json") {
   std::string got = std::to_string(res.status) + " " + res.header("Content-Type").value_or("(no Content-Type)") +
                     "\n  " + res.body.substr(0, 400);
-  auto fail = [&](const std::string& why) {
-    run.findings().push_back({Anomaly::ContractShape, operation + ": " + why, operation, got, ""});
+  auto fail = [&](const std::string& why, const std::string& hint = "") {
+    run.findings().push_back({Anomaly::ContractShape, operation + ": " + why, operation, got, "", hint});
     return std::nullopt;
   };
   if (res.status != status)
@@ -60,9 +60,11 @@ std::optional<Json> shape(CheckRun& run, const std::string& operation, const Htt
     return fail("the body is not JSON");
   }
   if (!j.is_object()) return fail("the body is not a JSON object");
+  // A hint of the finding's own, naming the member: the check's hint may speak of another one.
   for (const auto& [member, type] : members)
     if (!j.contains(member) || !has_type(j[member], type))
-      return fail(std::string("member \"") + member + "\" is missing or not " + type_name(type));
+      return fail(std::string("member \"") + member + "\" is missing or not " + type_name(type),
+                  operation + " answers with \"" + member + "\", " + type_name(type));
   return j;
 }
 
@@ -71,7 +73,7 @@ void expect_equal(CheckRun& run, const std::string& operation, const Json& body,
     run.findings().push_back(
         {Anomaly::ContractShape,
          operation + ": \"" + member + "\" is " + body.value(member, Json()).dump() + ", expected " + want.dump(),
-         operation, body.dump(), want.dump()});
+         operation, body.dump(), want.dump(), operation + " answers \"" + member + "\": " + want.dump()});
 }
 
 void healthz(CheckRun& run) {
@@ -169,6 +171,20 @@ void ledger(CheckRun& run) {
   if (!j) return;
   if ((*j)["entries"].size() != 1)
     return run.findings().push_back({Anomaly::ContractShape, op + ": expected exactly 1 entry", op, j->dump(), ""});
+  // This is the last page, and it is exactly full: next is null, no empty page follows. A cursor is wrong only
+  // if the page it names is empty: on a shared (--url) server another client may have written since.
+  if (!(*j)["next"].is_null()) {
+    auto after = (*j)["next"].get<std::int64_t>();
+    auto following = run.api().admin("GET", "/admin/ledger?after=" + std::to_string(after) + "&limit=1");
+    auto page = Json::parse(following.body, nullptr, false);
+    if (page.is_object() && page.contains("entries") && page["entries"].empty())
+      run.findings().push_back({Anomaly::ContractShape,
+                                op + ": \"next\" is " + std::to_string(after) +
+                                    " on the last page (exactly full), and the page it names is empty",
+                                op, j->dump(),
+                                "\"next\": null on the last page, also when it holds exactly limit entries",
+                                "\"next\" names a page only when more entries follow: read limit + 1 entries to know"});
+  }
   HttpResponse entry{200, {{"Content-Type", "application/json"}}, (*j)["entries"][0].dump()};
   auto e = shape(run, op + " entries[0]", entry, 200,
                  {{"id", Type::Integer},
@@ -224,10 +240,12 @@ std::vector<Check> contract_checks() {
        "Client endpoints", "the 201 body is the ledger entry plus from_balance_after", Needs::Nothing,
        [](CheckRun& r) { money_operation(r, true); }},
       {"stage0.payout-shape", 0, "a payout answers 201 with the ledger entry and from_balance_after",
-       "Client endpoints", "a payout's entry has destination instead of to_account", Needs::Nothing,
+       "Client endpoints",
+       "the 201 body is the ledger entry (destination instead of to_account) plus from_balance_after", Needs::Nothing,
        [](CheckRun& r) { money_operation(r, false); }},
       {"stage0.ledger-shape", 0, "GET /admin/ledger pages entries with after, limit and next", "Admin endpoints",
-       "entries ordered by id; next is the cursor of the next page or null", Needs::Nothing, ledger},
+       "entries ordered by id; next is the last entry's id while more follow, null on the last page (even a full one)",
+       Needs::Nothing, ledger},
       {"stage0.problem-shape", 0, "errors are problem+json documents with type, title, status and detail",
        "Errors: problem+json", "Content-Type: application/problem+json and the four members", Needs::Nothing,
        problem_document},

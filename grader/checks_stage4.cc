@@ -76,8 +76,10 @@ void crash_before_money(CheckRun& run) {
   Exchange early = run.send(retry);
   observe_if_success(run, early, pay);
   if (is_success(early) && run.moves(pay) == 0)
-    run.fail(Anomaly::LostWrite, "right after the crash a retry was told success, and no money had moved", &crash,
-             &early, "409 request-in-progress until the lease runs out, then the retry executes");
+    run.fail(Anomaly::LostWrite,
+             "the server crashed on the first request (Lab-Crash: before-money, before its money moved); this retry, "
+             "sent right after the restart, was told success, and no money had moved",
+             &retry, &early, "409 request-in-progress until the lease runs out, then the retry executes");
   else if (is_success(early) && within_lease)
     run.fail(Anomaly::WrongStatus,
              "right after the crash a retry executed at once, while the crashed request's claim was still within "

@@ -112,7 +112,7 @@ int run_grade(const GraderOptions& o) {
 
   // With --url the server keeps its keys between runs: a per-run nonce keeps this run's keys new.
   RunConfig config{seed, o.url.empty() ? "" : std::to_string(fresh_seed() % 100'000) + "-", repeat};
-  TerminalReporter reporter(std::cout, colour, repeat, isatty(STDOUT_FILENO));
+  TerminalReporter reporter(std::cout, colour, repeat, isatty(STDOUT_FILENO), o.all_findings);
   auto outcomes = run_checks(*target, history, selected, config, &reporter);
   target->stop();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

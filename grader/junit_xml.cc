@@ -102,7 +102,7 @@ std::string junit_xml(const std::vector<CheckOutcome>& outcomes, const std::stri
         const Finding& first = o->findings.front();
         std::string type(grader::name(first.anomaly));
         x << "      <failure message=\"" << xml_escape(type + ": " + first.what) << "\" type=\"" << type << "\">"
-          << xml_escape(describe_failure(*o, repeat_command)) << "</failure>\n";
+          << xml_escape(describe_failure(*o, repeat_command, true)) << "</failure>\n";
       }
       x << "    </testcase>\n";
     }

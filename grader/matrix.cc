@@ -59,7 +59,7 @@ void judge(const Column& c, const std::vector<Check>& checks, std::vector<std::s
     bool failed = o && o->verdict == Verdict::Fail;
     if (check.stage <= s.stage && (failed || !o))
       problems.push_back(s.binary + ": fails a check of its own or an earlier stage: " + check.name +
-                         (o ? "\n" + describe_failure(*o, repeat) : " (not run)"));
+                         (o ? "\n" + describe_failure(*o, repeat, true) : " (not run)"));
     stage_failed[check.stage] = stage_failed[check.stage] || failed;
   }
   for (int later = s.stage + 1; later <= 6; ++later)

@@ -35,6 +35,8 @@ Options:
   --json FILE        write Gradescope's results.json
   --junit FILE       write JUnit XML
   --history FILE     keep the history of every attempt (JSON Lines; format in LAB.md "The grader")
+  --all-findings     show every finding of a failed check (default: the first 3, and how many more);
+                     --json and --junit always carry them all
   --verbose          print the history while it is recorded (on stderr)
   --jobs N           matrix: grade N servers at once (default 6; grading is mostly waiting)
   --list             list the checks
@@ -69,6 +71,8 @@ std::variant<GraderOptions, std::string> parse_grader_options(const std::vector<
       o.mode = GraderOptions::Mode::List;
     } else if (arg == "--verbose") {
       o.verbose = true;
+    } else if (arg == "--all-findings") {
+      o.all_findings = true;
     } else if (arg == "--stage" || arg == "--only") {
       auto v = value();
       auto n = v ? parse_number<int>(*v, 1, 6) : std::nullopt;

@@ -30,6 +30,7 @@ struct GraderOptions {
   std::string bin_dir;  // matrix
   std::optional<int> jobs;  // matrix: servers graded at once
   bool verbose = false;
+  bool all_findings = false;  // the terminal shows every finding of a failed check, not only the first 3
 };
 
 // A number from lo to hi written as digits only ("12", not "12x", " 12" or "1e3"), or nothing. Shared by

@@ -13,7 +13,8 @@
 namespace grader {
 namespace {
 
-constexpr std::size_t kFindingsShown = 3;  // more would bury the first, which is usually the cause
+// In the terminal, unless --all-findings: more would bury the first, which is usually the cause.
+constexpr std::size_t kFindingsShown = 3;
 
 const char* paint(bool colour, const char* code) { return colour ? code : ""; }
 constexpr const char* kRed = "\033[31m";
@@ -68,17 +69,19 @@ std::string check_line(const CheckOutcome& o, bool colour) {
   return buf;
 }
 
-std::string describe_failure(const CheckOutcome& o, const std::string& repeat_command) {
+std::string describe_failure(const CheckOutcome& o, const std::string& repeat_command, bool all_findings) {
   std::ostringstream out;
   const std::string pad = "          ";
-  for (std::size_t i = 0; i < o.findings.size() && i < kFindingsShown; ++i) {
+  const std::size_t shown = all_findings ? o.findings.size() : std::min(o.findings.size(), kFindingsShown);
+  for (std::size_t i = 0; i < shown; ++i) {
     const Finding& f = o.findings[i];
     const AnomalyInfo& a = info(f.anomaly);
     out << a.name << ": " << f.what << "\n";
     out << "  because " << a.because;
     // The same anomaly has different cures: a double apply after a crash needs stage 4, not stage 2. The
-    // check's stage is where its lesson is, so the later of the two is the stage that fixes this one.
-    int fixed_by = std::max(a.fixed_by, o.check->stage);
+    // check's stage is where its lesson is, so the later of the two is the stage that fixes this one; unless
+    // the finding has a hint of its own, which says it is not about the check's lesson.
+    int fixed_by = f.hint.empty() ? std::max(a.fixed_by, o.check->stage) : a.fixed_by;
     out << (fixed_by > 0 ? " (stage " + std::to_string(fixed_by) + " fixes it)" : " (see the contract)");
     out << "\n";
     if (!f.sent.empty()) out << "  sent:     " << indent(f.sent, pad) << "\n";
@@ -86,8 +89,10 @@ std::string describe_failure(const CheckOutcome& o, const std::string& repeat_co
       out << "  contract: openapi.yaml operation " << operation << "\n";
     if (!f.received.empty()) out << "  got:      " << indent(f.received, pad) << "\n";
     if (!f.expected.empty()) out << "  expected: " << indent(f.expected, pad) << "\n";
+    if (!f.hint.empty()) out << "  hint:     " << indent(f.hint, pad) << "\n";
   }
-  if (o.findings.size() > kFindingsShown) out << "(" << o.findings.size() - kFindingsShown << " more findings)\n";
+  if (const std::size_t cut = o.findings.size() - shown; cut > 0)
+    out << "(" << cut << (cut == 1 ? " more finding" : " more findings") << " not shown: --all-findings shows them)\n";
   if (!o.before.empty()) {
     out << "balances (opening -> after):";
     for (const auto& [id, opening] : o.before) {
@@ -98,7 +103,11 @@ std::string describe_failure(const CheckOutcome& o, const std::string& repeat_co
     out << "\n";
   }
   if (!o.note.empty()) out << o.note << "\n";
-  out << "hint:   " << o.check->hint << "\n";
+  // A finding with a hint of its own is not about the check's lesson (a contract field, a transport fault):
+  // the check's hint is for the findings without one.
+  const bool some_without_hint = o.findings.empty() || std::any_of(o.findings.begin(), o.findings.end(),
+                                                                   [](const Finding& f) { return f.hint.empty(); });
+  if (some_without_hint) out << "hint:   " << o.check->hint << "\n";
   out << "LAB.md: \"" << o.check->section << "\"\n";
   out << "repeat: " << repeat_for(repeat_command, o.check->name) << "\n";
   return out.str();
@@ -117,7 +126,8 @@ void TerminalReporter::started(const Check& check) {
 void TerminalReporter::finished(const CheckOutcome& o) {
   if (progress_) out_ << "\033[2K";  // erase the "running" line
   out_ << check_line(o, colour_) << "\n";
-  if (o.verdict == Verdict::Fail) out_ << "        " << indent(describe_failure(o, repeat_), "        ") << "\n";
+  if (o.verdict == Verdict::Fail)
+    out_ << "        " << indent(describe_failure(o, repeat_, all_findings_), "        ") << "\n";
   // A pass or a skip shows its note too: a pass the grader could not fully see says so.
   if (o.verdict != Verdict::Fail && !o.note.empty()) out_ << "        " << indent(o.note, "        ") << "\n";
   out_ << std::flush;

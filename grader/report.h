@@ -2,7 +2,7 @@
 // what came back, what was expected, the balances, a hint, the LAB.md section and the command that
 // repeats it. LAB.md "The grader" (output).
 //
-//   TerminalReporter reporter(std::cout, use_colour(STDOUT_FILENO), config.repeat_command);
+//   TerminalReporter reporter(std::cout, use_colour(STDOUT_FILENO), config.repeat_command, progress, all_findings);
 //   run_checks(..., &reporter);
 //   print_summary(std::cout, outcomes, colour);
 //
@@ -19,16 +19,21 @@ namespace grader {
 
 bool use_colour(int fd);
 
-// The failure's full text, without colour (also the "output" of results.json and JUnit).
-std::string describe_failure(const CheckOutcome& outcome, const std::string& repeat_command);
+// The failure's full text, without colour (also the "output" of results.json and JUnit). With all_findings
+// false (the terminal's default) only the first few findings are shown, and a line says how many more.
+std::string describe_failure(const CheckOutcome& outcome, const std::string& repeat_command, bool all_findings);
 std::string check_line(const CheckOutcome& outcome, bool colour);  // "  PASS  stage1  name  title  0.02s"
 // "grader ... --check NAME": the repeat command with the check appended.
 std::string repeat_for(const std::string& repeat_command, const std::string& check_name);
 
 class TerminalReporter : public Reporter {
  public:
-  TerminalReporter(std::ostream& out, bool colour, std::string repeat_command, bool progress)
-      : out_(out), colour_(colour), repeat_(std::move(repeat_command)), progress_(progress) {}
+  TerminalReporter(std::ostream& out, bool colour, std::string repeat_command, bool progress, bool all_findings)
+      : out_(out),
+        colour_(colour),
+        repeat_(std::move(repeat_command)),
+        progress_(progress),
+        all_findings_(all_findings) {}
   void started(const Check& check) override;
   void finished(const CheckOutcome& outcome) override;
   void contract_failed() override;
@@ -38,6 +43,7 @@ class TerminalReporter : public Reporter {
   const bool colour_;
   const std::string repeat_;
   const bool progress_;  // a "running ..." line overwritten by the result (terminals only)
+  const bool all_findings_;  // --all-findings: every finding of a failure, not only the first few
   int last_stage_ = -1;
 };
 

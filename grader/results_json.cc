@@ -20,7 +20,7 @@ nlohmann::json results_json(const std::vector<CheckOutcome>& outcomes, const std
     // A pass keeps its note: what the grader could not see (grader/check_run.h:CheckRun::caveat).
     std::string output = o.verdict == Verdict::Pass   ? (o.note.empty() ? "passed" : "passed\n" + o.note)
                          : o.verdict == Verdict::Skip ? o.note
-                                                      : describe_failure(o, repeat_command);
+                                                      : describe_failure(o, repeat_command, true);
     tests.push_back(
         {{"name", o.check->name + ": " + o.check->title},
          {"number", std::to_string(o.check->stage) + "." + std::to_string(++number_in_stage[o.check->stage])},

@@ -238,8 +238,10 @@ std::optional<HttpResponse> Connection::read_response(std::chrono::milliseconds 
     ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      if (n < 0) *error = std::string("connection dropped: ") + std::strerror(errno);
+      std::string dropped = n < 0 ? std::string("connection dropped: ") + std::strerror(errno) : "";
       auto res = parse_response(bytes, true, error);
+      // A reset says more than the "closed" parse_response would report: keep the system's word for it.
+      if (!res && !dropped.empty()) *error = dropped;
       if (!res && error->empty()) *error = "connection closed with no complete response";
       return res;
     }

@@ -122,3 +122,25 @@ TEST_CASE("a success only the observer saw (a lost response) was not told to a c
   f.history.push_back(ended);
   CHECK(f.names().empty());
 }
+
+TEST_CASE("not-executed states how often the money moved: once of two is not \"never\"") {
+  Fixture f;
+  auto& i = f.intent(100);
+  i.max_moves = 2;
+  i.expect_moves = 2;
+  f.moved(i);
+  f.told(i, 201);
+  auto found = audit(f.intents, f.accounts, f.history, f.ledger, f.balances);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].anomaly == Anomaly::NotExecuted);
+  CHECK_THAT(found[0].what, Catch::Contains("moved money 1 time of the 2 expected"));
+  CHECK_THAT(std::string(info(Anomaly::NotExecuted).because), !Catch::Contains("never"));
+}
+
+TEST_CASE("not-executed says \"never moved\" only when nothing moved") {
+  Fixture f;
+  f.intent(100).expect_moves = 1;
+  auto found = audit(f.intents, f.accounts, f.history, f.ledger, f.balances);
+  REQUIRE(found.size() == 1);
+  CHECK_THAT(found[0].what, Catch::Contains("never moved money (expected 1 time)"));
+}

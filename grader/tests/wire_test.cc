@@ -1,7 +1,13 @@
 // wire_test.cc: reading HTTP responses off the wire (grader/wire.cc).
 #include "grader/wire.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <thread>
 
 using namespace grader;
 
@@ -59,4 +65,30 @@ TEST_CASE("a request goes out with Host, Content-Length and Connection: close, i
   CHECK(wire ==
         "POST /transfers HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nIdempotency-Key: \"a\"\r\nIdempotency-Key: \"b\"\r\n"
         "Content-Length: 2\r\nConnection: close\r\n\r\n{}");
+}
+
+TEST_CASE("a connection reset before any answer says reset, not closed") {
+  // A listener on a free port that reads the request and resets the connection (linger 0: RST, not FIN).
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof addr;
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(listener, 1) == 0);
+  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &size) == 0);
+  Address to{"127.0.0.1", ntohs(addr.sin_port)};
+  std::thread server([listener] {
+    int fd = ::accept(listener, nullptr, nullptr);
+    char buf[4096];
+    (void)::recv(fd, buf, sizeof buf, 0);
+    linger reset{1, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+    ::close(fd);
+  });
+  Exchange x = exchange(to, HttpRequest{"GET", "/healthz", {}, ""});
+  server.join();
+  ::close(listener);
+  CHECK_FALSE(x.response);
+  CHECK_THAT(x.error, Catch::Contains("reset"));
 }

@@ -650,6 +650,18 @@ def drive(c, server):
     c.result("listLedger: a full page names the next cursor",
              [] if isinstance(page, dict) and page.get("next") == (page.get("entries") or [{}])[0].get("id")
              else ["next is %r" % (page or {}).get("next")])
+    whole, _ = c.exchange(server, "listLedger 200 every entry", "GET", "/admin/ledger?limit=1000", 200, admin(),
+                          None, "listLedger")
+    ids = [e.get("id") for e in (whole or {}).get("entries") or []] if isinstance(whole, dict) else []
+    if len(ids) >= 2:
+        last, _ = c.exchange(server, "listLedger 200 the last page, exactly full", "GET",
+                             "/admin/ledger?after=%d&limit=1" % ids[-2], 200, admin(), None, "listLedger")
+        c.result("listLedger: the last page has next null, also when it is exactly full",
+                 [] if isinstance(last, dict) and len(last.get("entries") or []) == 1 and last.get("next") is None
+                 else ["last page is %r" % (last,)])
+    else:
+        c.result("listLedger: the last page has next null, also when it is exactly full",
+                 ["the ledger holds %d entries, the check needs 2" % len(ids)])
     c.exchange(server, "listLedger 400 limit 0", "GET", "/admin/ledger?limit=0", 400, admin(), None, "listLedger",
                "invalid-field")
     c.exchange(server, "listLedger 401", "GET", "/admin/ledger", 401, {}, None, "listLedger", "unauthorized")
