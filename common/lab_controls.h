@@ -9,7 +9,7 @@
 //   Lab-Fail: busy           the money's transaction fails as if another writer held the database past the
 //                            busy timeout (DatabaseBusy: 503, nothing moved); Bank::move_money asks
 //                            money_fault_armed(). Stage 4 on must then free the key: a retry runs at once.
-// Without the flag both headers are ignored: a production server must never let a client kill it.
+// Without the flag these headers are ignored: a production server must never let a client kill or fail it.
 //
 // Thread safety: immutable after construction.
 #pragma once

@@ -1,6 +1,7 @@
 // check_helpers.h: small set-ups and predicates the check files share, so each check reads as its story.
 #pragma once
 
+#include <future>
 #include <string>
 
 #include "grader/check_run.h"
@@ -23,7 +24,15 @@ std::int64_t affordable_amount(CheckRun& run, const Account& from);
 // any other status is a wrong status.
 Anomaly anomaly_of_wrong_answer(const Exchange& x, Anomaly if_success);
 
+// Names what is wrong with an answer that came while the first request was still running: a success with
+// no money in the ledger yet is the in-flight lie; one with a second transfer is a double apply.
+Anomaly anomaly_of_early_answer(CheckRun& run, const Exchange& x, const Intent& intent);
+
+// A request on its own thread (a slow first request), while the check goes on and sends its repeat.
+std::future<Exchange> send_in_background(CheckRun& run, const Attempt& attempt);
+
 bool is_success(const Exchange& x);  // any 2xx
+bool is_in_progress(const Exchange& x);  // 409 request-in-progress
 int status_of(const Exchange& x);    // 0 when no response
 // The "id" member of a JSON body, if there is one.
 std::optional<std::int64_t> entry_id(const Exchange& x);

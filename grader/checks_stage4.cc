@@ -4,7 +4,6 @@
 // So a repeat while the first request runs hears 409, a crash leaves an honest in_progress claim that a
 // retry takes over once its lease runs out (lab clock), and a first request whose lease was taken over is
 // fenced out. The SIGKILL check is in checks_sigkill.cc.
-#include <future>
 #include <thread>
 
 #include "grader/check_helpers.h"
@@ -18,29 +17,16 @@ const ServerFacts kShortLease{.lease_seconds = 1, .key_ttl_seconds = 86'400};
 // A first request that outlives a one-second lease in real time, with room for a slow machine.
 constexpr int kRealLeaseSlowFirstDelayMs = 2'500;
 
-// The slow first request, running on its own thread while the check sends the repeat.
-std::future<Exchange> send_slow(CheckRun& run, const Attempt& slow) {
-  return std::async(std::launch::async, [&run, slow] { return run.send(slow); });
-}
-
 // A success must only come once the money is in the ledger: look right away (the auditor's rule A3).
 void observe_if_success(CheckRun& run, const Exchange& x, const Intent& intent) {
   if (is_success(x)) run.observe(intent);
-}
-
-// Names what is wrong with an answer that came while the first request was still running: a success with
-// no money in the ledger yet is the in-flight lie; one with a second transfer is a double apply.
-Anomaly anomaly_of_early_answer(CheckRun& run, const Exchange& x, const Intent& intent) {
-  if (!is_success(x)) return Anomaly::WrongStatus;
-  auto seen = run.observe(intent);
-  return seen == 0 ? Anomaly::InFlightLie : seen > 1 ? Anomaly::DoubleApply : Anomaly::WrongStatus;
 }
 
 void in_flight_repeat(CheckRun& run) {
   auto [alice, from, to] = client_with_two_accounts(run, "alice");
   Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
   pay.expect_moves = 1;
-  auto first = send_slow(run, pay.attempt().with_header(kLabDelay, std::to_string(kSlowFirstDelayMs)));
+  auto first = send_in_background(run, pay.attempt().with_header(kLabDelay, std::to_string(kSlowFirstDelayMs)));
   std::this_thread::sleep_for(kRepeatAfter);  // the first has claimed the key and sleeps
   Attempt repeat = pay.attempt();
   Exchange x = run.send(repeat);
@@ -114,14 +100,13 @@ bool fence_round(CheckRun& run, bool real_time) {
   pay.expect_moves = 1;
   const int delay_ms = real_time ? kRealLeaseSlowFirstDelayMs : kSlowFirstDelayMs;
   Attempt slow = pay.attempt().with_header(kLabDelay, std::to_string(delay_ms));
-  auto first = send_slow(run, slow);
+  auto first = send_in_background(run, slow);
   std::this_thread::sleep_for(kRepeatAfter);
   run.advance_past_lease();  // the slow one still sleeps, but its lease is over
   if (real_time) run.wait_out_lease_in_real_time();
   Attempt retry = pay.attempt();
   Exchange taken = run.send(retry);
-  bool held = status_of(taken) == 409 && problem_type_of(*taken.response) == "request-in-progress";
-  if (held && !real_time) {  // the lab clock was not enough: try again on real time
+  if (is_in_progress(taken) && !real_time) {  // the lab clock was not enough: try again on real time
     observe_if_success(run, first.get(), pay);
     return false;
   }

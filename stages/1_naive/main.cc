@@ -10,7 +10,7 @@ constexpr lab::StageInfo kStage{
 int main(int argc, char** argv) {
   return lab::run_stage(argc, argv, kStage, [](lab::Lab& lab, httplib::Server& server) {
     lab::install_money_routes(lab, server, [&lab](const httplib::Request& req, httplib::Response& res,
-                                             lab::Endpoint endpoint) {
+                                                  lab::Endpoint endpoint) {
       handle_money_request(lab, req, res, endpoint);
     });
   });

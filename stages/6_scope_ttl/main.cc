@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
       lab::reply_json(res, 200, idempotency_policy(lab.options));
     });
     lab::install_money_routes(lab, server, [&lab, keys](const httplib::Request& req, httplib::Response& res,
-                                                   lab::Endpoint endpoint) {
+                                                        lab::Endpoint endpoint) {
       handle_money_request(lab, keys, req, res, endpoint);
     });
   });

@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
   return lab::run_stage(argc, argv, kStage, [](lab::Lab& lab, httplib::Server& server) {
     KeyTable keys(lab.db);
     lab::install_money_routes(lab, server, [&lab, keys](const httplib::Request& req, httplib::Response& res,
-                                                   lab::Endpoint endpoint) {
+                                                        lab::Endpoint endpoint) {
       handle_money_request(lab, keys, req, res, endpoint);
     });
   });
