@@ -62,6 +62,10 @@ struct LedgerEntry {
 
 // What a money request ends in: the created entry (201) or a business problem (404, 400, 402).
 using MoneyOutcome = std::variant<LedgerEntry, Problem>;
+// Every problem move_money can answer instead of a ledger entry (bank.cc). Each is a settled outcome: from
+// stage 4 on it completes the key like a 201 does, and GET /idempotency-policy lists their statuses.
+inline constexpr ProblemType kMoneyProblems[] = {ProblemType::NotFound, ProblemType::CurrencyMismatch,
+                                                 ProblemType::InsufficientFunds};
 
 struct Totals {
   std::int64_t opening = 0;    // sum of opening balances

@@ -19,6 +19,8 @@ void reply_outcome(httplib::Response& res, const MoneyOutcome& outcome);
 // kRetryAfterSeconds is a polling interval: most requests finish well within it; the lease (--lease)
 // only bounds how long a dead holder blocks its key.
 inline constexpr int kRetryAfterSeconds = 1;
+// The header that marks a repeat's answer as the stored response of the first request (stage 5 on).
+inline constexpr char kReplayedHeader[] = "Idempotent-Replayed";
 void reply_in_progress(httplib::Response& res);
 
 // Reads the JSON body of an admin request; answers 415/400 itself.

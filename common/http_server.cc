@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "common/db.h"
+#include "common/http_reply.h"
 #include "common/problem.h"
 
 namespace lab {
@@ -33,7 +34,7 @@ void log_request(const httplib::Request& req, const httplib::Response& res) {
                   : std::chrono::duration<double, std::milli>(Clock::now() - request_started).count();
   request_started = {};
   std::string key = req.has_header("Idempotency-Key") ? req.get_header_value("Idempotency-Key") : "-";
-  bool replayed = res.get_header_value("Idempotent-Replayed") == "true";
+  bool replayed = res.get_header_value(kReplayedHeader) == "true";
   const char* on = "";
   const char* off = "";
   if (colour) {

@@ -25,6 +25,7 @@ namespace lab {
 
 // The two idempotent endpoints. Two, so that stage 6 can show that a key is scoped per endpoint.
 enum class Endpoint { Transfers, Payouts };
+inline constexpr Endpoint kEndpoints[] = {Endpoint::Transfers, Endpoint::Payouts};   // every money route
 std::string_view path_of(Endpoint endpoint);   // "/transfers" or "/payouts"
 std::string_view kind_of(Endpoint endpoint);   // "transfer" or "payout": the ledger's word
 

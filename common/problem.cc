@@ -81,10 +81,12 @@ ProblemType problem_type_from_slug(std::string_view slug) {
   throw std::invalid_argument("unknown problem type " + std::string(slug));
 }
 
+std::string type_uri(ProblemType type) { return "/problems/" + std::string(info(type).slug); }
+
 nlohmann::json Problem::to_json() const {
   const auto& i = info(type);
   nlohmann::json body = extra;
-  body["type"] = "/problems/" + std::string(i.slug);
+  body["type"] = type_uri(type);
   body["title"] = i.title;
   body["status"] = i.status;
   body["detail"] = detail;
@@ -99,7 +101,7 @@ void reply_problem(httplib::Response& res, const Problem& problem) {
 nlohmann::json problem_registry_json() {
   nlohmann::json types = nlohmann::json::array();
   for (const auto& i : kRegistry)
-    types.push_back({{"type", "/problems/" + std::string(i.slug)},
+    types.push_back({{"type", type_uri(i.type)},
                      {"status", i.status},
                      {"title", i.title},
                      {"meaning", i.meaning}});

@@ -56,6 +56,7 @@ struct ProblemTypeInfo {
 
 std::span<const ProblemTypeInfo> problem_registry();
 const ProblemTypeInfo& info(ProblemType type);
+std::string type_uri(ProblemType type);   // "/problems/<slug>", the problem's "type" member
 ProblemType problem_type_from_slug(std::string_view slug);   // the inverse of info(type).slug; throws if unknown
 
 // One occurrence of a problem. `extra` holds extension members (e.g. "errors" for field validation).

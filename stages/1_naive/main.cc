@@ -1,11 +1,8 @@
-// main.cc: the stage 1 server. LAB.md "Stage 1: the naive server".
+// main.cc: the server: the lab's plumbing (common/lab.h) with this stage's money handler. What the stage
+// teaches is in money_handler.cc; its name and --help summary are in stages/CMakeLists.txt.
 #include "common/lab.h"
 #include "money_handler.h"
-
-constexpr lab::StageInfo kStage{
-    "stage1_naive",
-    "Stage 1: the naive transfer server. It executes every request it receives, so a retried transfer\n"
-    "whose response was lost moves the money twice. It ignores Idempotency-Key."};
+#include "stage_info.h"
 
 int main(int argc, char** argv) {
   return lab::run_stage(argc, argv, kStage, [](lab::Lab& lab, httplib::Server& server) {

@@ -1,4 +1,4 @@
-// money_handler.h: POST /transfers and POST /payouts of stage 1. LAB.md "Stage 1: the naive server".
+// money_handler.h: POST /transfers and POST /payouts. What this stage teaches: money_handler.cc.
 #pragma once
 
 #include <httplib.h>

@@ -1,9 +1,9 @@
-// key_table.h: stage 2's table of idempotency keys. LAB.md "Stage 2: a key table with a UNIQUE constraint".
+// key_table.h: the table of idempotency keys. What this stage teaches: money_handler.cc.
 //
-//   KeyTable keys(lab.db);                 // creates the table if needed
+//   KeyTable keys(lab.db);                  // creates the table if needed
 //   keys.insert(key, lab.clock.now_ms());   // throws UniqueViolation if the key is already there
 //
-// Thread safety: safe from any handler thread (each call is one statement on the thread's connection).
+// Thread safety: safe from any handler thread; every decision is one statement or one write transaction.
 #pragma once
 
 #include <cstdint>

@@ -1,11 +1,8 @@
-// main.cc: the stage 2 server. LAB.md "Stage 2: a key table with a UNIQUE constraint".
+// main.cc: the server: the lab's plumbing (common/lab.h) with this stage's money handler. What the stage
+// teaches is in money_handler.cc; its name and --help summary are in stages/CMakeLists.txt.
 #include "common/lab.h"
 #include "money_handler.h"
-
-constexpr lab::StageInfo kStage{
-    "stage2_unique_key",
-    "Stage 2: a key table with a UNIQUE constraint. A repeated Idempotency-Key moves no money, but it is\n"
-    "answered \"already processed\" whatever its body, even while the first request still runs."};
+#include "stage_info.h"
 
 int main(int argc, char** argv) {
   return lab::run_stage(argc, argv, kStage, [](lab::Lab& lab, httplib::Server& server) {

@@ -1,4 +1,4 @@
-// money_handler.h: POST /transfers and POST /payouts of stage 2. LAB.md "Stage 2: a key table with a UNIQUE constraint".
+// money_handler.h: POST /transfers and POST /payouts. What this stage teaches: money_handler.cc.
 #pragma once
 
 #include <httplib.h>

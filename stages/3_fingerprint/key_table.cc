@@ -1,8 +1,9 @@
-// key_table.cc: stage 3's key table. See key_table.h.
+// key_table.cc: see key_table.h.
 //
 // Schema:
-//   idempotency_keys(key UNIQUE, fingerprint, created_at)
+//   idempotency_keys(key UNIQUE, created_at, fingerprint)
 // fingerprint: SHA-256 (hex) of the RFC 8785 canonical body of the first request with this key.
+//
 // The UNIQUE constraint is the arbiter: of two requests with one key, exactly one INSERT succeeds, however
 // close together they arrive, in this process or another one on the same file. No SELECT first: between a
 // SELECT that finds nothing and the INSERT, the other request would find nothing too (see the wrong turn
@@ -10,24 +11,27 @@
 // (see stages/wrong_turns/2b_insert_or_ignore).
 #include "key_table.h"
 
-KeyTable::KeyTable(lab::Database& db) : db_(db) {
+using namespace lab;
+
+KeyTable::KeyTable(Database& db) : db_(db) {
   db_.exec_script(R"sql(
     CREATE TABLE IF NOT EXISTS idempotency_keys (
-      key         TEXT    NOT NULL UNIQUE,
-      fingerprint TEXT    NOT NULL,
-      created_at  INTEGER NOT NULL
+      key TEXT NOT NULL UNIQUE,
+      created_at INTEGER NOT NULL,
+      fingerprint TEXT NOT NULL
     );
   )sql");
 }
 
-void KeyTable::insert(const std::string& key, const std::string& fingerprint, std::int64_t now_ms) const {
-  // Its own statement, committed at once: the key is taken before any money moves.
+void KeyTable::insert(const std::string& key, std::int64_t now_ms, const std::string& fingerprint) const {
+  // Its own transaction, committed at once: the key is taken before any money moves.
   auto tx = db_.begin_write();
   tx.conn()
-      .prepare("INSERT INTO idempotency_keys (key, fingerprint, created_at) VALUES (?1, ?2, ?3)")
+      .prepare("INSERT INTO idempotency_keys (key, created_at, fingerprint) "
+               "VALUES (?1, ?2, ?3)")
       .bind(1, key)
-      .bind(2, fingerprint)
-      .bind(3, now_ms)
+      .bind(2, now_ms)
+      .bind(3, fingerprint)
       .run();
   tx.commit();
 }

@@ -1,10 +1,10 @@
-// key_table.h: stage 3's table of idempotency keys. LAB.md "Stage 3: the canonical fingerprint".
+// key_table.h: the table of idempotency keys. What this stage teaches: money_handler.cc.
 //
-//   KeyTable keys(lab.db);                 // creates the table if needed
-//   keys.insert(key, fingerprint, lab.clock.now_ms());   // throws UniqueViolation if the key is already there
-//   keys.fingerprint_of(key);                            // what the first request with that key looked like
+//   KeyTable keys(lab.db);                  // creates the table if needed
+//   keys.insert(key, lab.clock.now_ms(), fingerprint);   // throws UniqueViolation if the key is already there
+//   keys.fingerprint_of(key);               // what the first request with that key looked like
 //
-// Thread safety: safe from any handler thread (each call is one statement on the thread's connection).
+// Thread safety: safe from any handler thread; every decision is one statement or one write transaction.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +15,8 @@
 class KeyTable {
  public:
   explicit KeyTable(lab::Database& db);
-  void insert(const std::string& key, const std::string& fingerprint, std::int64_t now_ms) const;
-  std::string fingerprint_of(const std::string& key) const;
+  void insert(const std::string& key, std::int64_t now_ms, const std::string& fingerprint) const;
+  std::string fingerprint_of(const std::string& key) const;   // of a key that is there: none is ever deleted
 
  private:
   lab::Database& db_;

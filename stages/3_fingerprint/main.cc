@@ -1,12 +1,8 @@
-// main.cc: the stage 3 server. LAB.md "Stage 3: the canonical fingerprint".
+// main.cc: the server: the lab's plumbing (common/lab.h) with this stage's money handler. What the stage
+// teaches is in money_handler.cc; its name and --help summary are in stages/CMakeLists.txt.
 #include "common/lab.h"
 #include "money_handler.h"
-
-constexpr lab::StageInfo kStage{
-    "stage3_fingerprint",
-    "Stage 3: the canonical fingerprint. A key reused with another body is refused (422); the same body in\n"
-    "another key order or spacing is the same request. A repeat is still told \"already processed\" while\n"
-    "the first request runs, or after it crashed before the money moved."};
+#include "stage_info.h"
 
 int main(int argc, char** argv) {
   return lab::run_stage(argc, argv, kStage, [](lab::Lab& lab, httplib::Server& server) {

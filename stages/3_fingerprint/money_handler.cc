@@ -33,7 +33,7 @@ void handle_money_request(Lab& lab, const KeyTable& keys, const httplib::Request
   // Is this a repeat? The INSERT decides: for a key already taken it fails on the UNIQUE constraint.
   std::string fingerprint = request_fingerprint(request->canonical_body);
   try {
-    keys.insert(*key, fingerprint, lab.clock.now_ms());
+    keys.insert(*key, lab.clock.now_ms(), fingerprint);
   } catch (const UniqueViolation&) {
     // The same key with another body: which of the two did the client mean? Refuse (422), move nothing.
     if (keys.fingerprint_of(*key) != fingerprint)

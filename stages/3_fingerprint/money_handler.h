@@ -1,4 +1,4 @@
-// money_handler.h: POST /transfers and POST /payouts of stage 3. LAB.md "Stage 3: the canonical fingerprint".
+// money_handler.h: POST /transfers and POST /payouts. What this stage teaches: money_handler.cc.
 #pragma once
 
 #include <httplib.h>

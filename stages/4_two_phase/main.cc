@@ -1,12 +1,8 @@
-// main.cc: the stage 4 server. LAB.md "Stage 4: in_progress, then completed".
+// main.cc: the server: the lab's plumbing (common/lab.h) with this stage's money handler. What the stage
+// teaches is in money_handler.cc; its name and --help summary are in stages/CMakeLists.txt.
 #include "common/lab.h"
 #include "money_handler.h"
-
-constexpr lab::StageInfo kStage{
-    "stage4_two_phase",
-    "Stage 4: in_progress, then completed. A repeat while the first request runs gets 409; money and\n"
-    "completion commit together, so a crash never leaves a lie; a dead claim is taken over after its lease\n"
-    "(--lease), fenced. A repeat after completion still gets a body rebuilt now, not the first response."};
+#include "stage_info.h"
 
 int main(int argc, char** argv) {
   return lab::run_stage(argc, argv, kStage, [](lab::Lab& lab, httplib::Server& server) {

@@ -48,16 +48,17 @@ void handle_money_request(Lab& lab, const KeyTable& keys, const httplib::Request
   const auto lease_ms = std::chrono::duration_cast<std::chrono::milliseconds>(lab.options.lease).count();
   std::optional<Claim> claim;
   try {
-    claim = keys.claim(*key, fingerprint, lab.clock.now_ms(), lease_ms);
+    claim = keys.claim(*key, lab.clock.now_ms(), fingerprint, lease_ms);
   } catch (const UniqueViolation&) {
     auto row = keys.find(*key);
+    if (!row) return reply_in_progress(res);   // released between our INSERT and this SELECT: retry (409)
     // The same key with another body: which of the two did the client mean? Refuse (422), move nothing.
-    if (row && row->fingerprint != fingerprint)
+    if (row->fingerprint != fingerprint)
       return reply_problem(res, Problem::Of(ProblemType::IdempotencyKeyReused,
                                             "this key was first used with a different request body"));
-    if (row && row->state == kCompleted) return reply_outcome(res, rebuild_outcome(lab, *row));
+    if (row->state == kCompleted) return reply_outcome(res, rebuild_outcome(lab, *row));
     // Still in progress. If its lease ran out, its holder died (or is too slow): take it over, fenced.
-    if (row && row->locked_until <= lab.clock.now_ms()) claim = keys.take_over(*row, lab.clock.now_ms(), lease_ms);
+    if (row->locked_until <= lab.clock.now_ms()) claim = keys.take_over(*row, lab.clock.now_ms(), lease_ms);
     if (!claim) return reply_in_progress(res);
   }
 

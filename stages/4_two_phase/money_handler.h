@@ -1,4 +1,4 @@
-// money_handler.h: POST /transfers and POST /payouts of stage 4. LAB.md "Stage 4: in_progress, then completed".
+// money_handler.h: POST /transfers and POST /payouts. What this stage teaches: money_handler.cc.
 #pragma once
 
 #include <httplib.h>

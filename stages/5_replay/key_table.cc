@@ -1,10 +1,16 @@
-// key_table.cc: stage 5's key table. See key_table.h. LAB.md "Stage 5: replay the stored response".
+// key_table.cc: see key_table.h.
 //
 // Schema:
-//   idempotency_keys(key UNIQUE, fingerprint, state 'in_progress'|'completed', fence, locked_until,
-//                    response_status, response_content_type, response_body, created_at)
+//   idempotency_keys(id, key UNIQUE, created_at, fingerprint, state 'in_progress'|'completed', fence,
+//                    locked_until, response_status, response_content_type, response_body)
 // The stored response (set when completed): response_status (the HTTP status), response_content_type (the
 // Content-Type header: the only header a repeat needs) and response_body (a BLOB: the exact bytes sent).
+//
+// The UNIQUE constraint is the arbiter: of two requests with one key, exactly one INSERT succeeds, however
+// close together they arrive, in this process or another one on the same file. No SELECT first: between a
+// SELECT that finds nothing and the INSERT, the other request would find nothing too (see the wrong turn
+// stages/wrong_turns/2a_select_then_insert). No INSERT OR IGNORE: it hides the one fact we need
+// (see stages/wrong_turns/2b_insert_or_ignore).
 //
 // A key's life:
 //
@@ -15,8 +21,8 @@
 //     +--------------+     +---+
 //
 //   state        guarantees
-//   in_progress  one request holds the key (the one whose Claim.fence equals fence); no money has moved
-//                under it, because money and `completed` commit in one transaction.
+//   in_progress  one request holds the key (the one whose Claim names this row's id and fence); no money
+//                has moved under it, because money and `completed` commit in one transaction.
 //   completed    the outcome is final: the money moved exactly once (201) or not at all (402, 404, 400);
 //                the response first sent is stored, and every repeat gets exactly those bytes.
 //
@@ -25,6 +31,7 @@
 // rolls its transaction back: the money cannot move twice.
 #include "key_table.h"
 
+#include <cstdio>
 #include <stdexcept>
 
 using namespace lab;
@@ -32,42 +39,45 @@ using namespace lab;
 KeyTable::KeyTable(Database& db) : db_(db) {
   db_.exec_script(R"sql(
     CREATE TABLE IF NOT EXISTS idempotency_keys (
-      key            TEXT    NOT NULL UNIQUE,
-      fingerprint    TEXT    NOT NULL,
-      state          TEXT    NOT NULL CHECK (state IN ('in_progress', 'completed')),
-      fence          INTEGER NOT NULL,
-      locked_until   INTEGER NOT NULL,
-      response_status       INTEGER,
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      key TEXT NOT NULL UNIQUE,
+      created_at INTEGER NOT NULL,
+      fingerprint TEXT NOT NULL,
+      state TEXT NOT NULL CHECK (state IN ('in_progress', 'completed')),
+      fence INTEGER NOT NULL,
+      locked_until INTEGER NOT NULL,
+      response_status INTEGER,
       response_content_type TEXT,
-      response_body         BLOB,
-      created_at            INTEGER NOT NULL
+      response_body BLOB
     );
   )sql");
 }
 
-Claim KeyTable::claim(const std::string& key, const std::string& fingerprint, std::int64_t now_ms,
+Claim KeyTable::claim(const std::string& key, std::int64_t now_ms, const std::string& fingerprint,
                       std::int64_t lease_ms) const {
-  // Committed at once: from here on every repeat sees the key in_progress.
+  // Its own transaction, committed at once: from here on every repeat sees the key in_progress.
   auto tx = db_.begin_write();
   tx.conn()
-      .prepare("INSERT INTO idempotency_keys (key, fingerprint, state, fence, locked_until, created_at) "
-               "VALUES (?1, ?2, 'in_progress', 1, ?3, ?4)")
+      .prepare("INSERT INTO idempotency_keys (key, created_at, fingerprint, state, fence, locked_until) "
+               "VALUES (?1, ?2, ?3, 'in_progress', 1, ?4)")
       .bind(1, key)
-      .bind(2, fingerprint)
-      .bind(3, now_ms + lease_ms)
-      .bind(4, now_ms)
+      .bind(2, now_ms)
+      .bind(3, fingerprint)
+      .bind(4, now_ms + lease_ms)
       .run();
+  Claim claim{tx.conn().last_insert_rowid(), 1};
   tx.commit();
-  return Claim{key, 1};
+  return claim;
 }
 
 std::optional<KeyRow> KeyTable::find(const std::string& key) const {
   auto row = db_.conn().prepare(
-      "SELECT key, fingerprint, state, fence, locked_until, response_status, response_content_type, response_body "
+      "SELECT id, fingerprint, state, fence, locked_until, response_status, response_content_type, response_body "
       "FROM idempotency_keys WHERE key = ?1");
   if (!row.bind(1, key).step()) return std::nullopt;
   KeyRow r;
-  r.key = row.column_text(0);
+  r.key = key;
+  r.id = row.column_int64(0);
   r.fingerprint = row.column_text(1);
   r.state = row.column_text(2);
   r.fence = row.column_int64(3);
@@ -83,43 +93,50 @@ std::optional<Claim> KeyTable::take_over(const KeyRow& expired, std::int64_t now
   auto tx = db_.begin_write();
   tx.conn()
       .prepare("UPDATE idempotency_keys SET fence = fence + 1, locked_until = ?1 "
-               "WHERE key = ?2 AND fence = ?3 AND state = 'in_progress' AND locked_until <= ?4")
+               "WHERE id = ?2 AND fence = ?3 AND state = 'in_progress' AND locked_until <= ?4")
       .bind(1, now_ms + lease_ms)
-      .bind(2, expired.key)
+      .bind(2, expired.id)
       .bind(3, expired.fence)
       .bind(4, now_ms)
       .run();
   bool taken = tx.conn().changes() == 1;
   tx.commit();
   if (!taken) return std::nullopt;
-  return Claim{expired.key, expired.fence + 1};
+  return Claim{expired.id, expired.fence + 1};
 }
 
 bool KeyTable::holds(Connection& tx, const Claim& claim) const {
-  auto row = tx.prepare("SELECT fence, state FROM idempotency_keys WHERE key = ?1");
-  return row.bind(1, claim.key).step() && row.column_int64(0) == claim.fence && row.column_text(1) == kInProgress;
+  auto row = tx.prepare("SELECT fence, state FROM idempotency_keys WHERE id = ?1");
+  return row.bind(1, claim.id).step() && row.column_int64(0) == claim.fence && row.column_text(1) == kInProgress;
 }
 
 void KeyTable::complete(Connection& tx, const Claim& claim, const StoredResponse& response) const {
   tx.prepare("UPDATE idempotency_keys SET state = 'completed', response_status = ?1, response_content_type = ?2, "
-             "response_body = ?3 WHERE key = ?4 AND fence = ?5 AND state = 'in_progress'")
+             "response_body = ?3 WHERE id = ?4 AND fence = ?5 AND state = 'in_progress'")
       .bind(1, response.status)
       .bind(2, response.content_type)
       .bind_blob(3, response.body)
-      .bind(4, claim.key)
+      .bind(4, claim.id)
       .bind(5, claim.fence)
       .run();
   // Invariant: the caller checked holds() in this same transaction, so exactly one row changed.
   if (tx.changes() != 1) throw std::logic_error("completed a key whose claim was not held");
 }
 
-void KeyTable::release(const Claim& claim) const {
+void KeyTable::release(const Claim& claim) const noexcept {
   // The request failed for a reason that is not its own (503): forget the claim so a retry may run.
-  auto tx = db_.begin_write();
-  tx.conn()
-      .prepare("DELETE FROM idempotency_keys WHERE key = ?1 AND fence = ?2 AND state = 'in_progress'")
-      .bind(1, claim.key)
-      .bind(2, claim.fence)
-      .run();
-  tx.commit();
+  // If the database refuses even this, the claim stays until its lease runs out and a retry takes it
+  // over: later, never wrong. The error being answered is the first one, not this.
+  try {
+    auto tx = db_.begin_write();
+    tx.conn()
+        .prepare("DELETE FROM idempotency_keys WHERE id = ?1 AND fence = ?2 AND state = 'in_progress'")
+        .bind(1, claim.id)
+        .bind(2, claim.fence)
+        .run();
+    tx.commit();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "release of key row %lld failed: %s (its lease will free it)\n",
+                 static_cast<long long>(claim.id), e.what());
+  }
 }

@@ -1,7 +1,7 @@
-// key_table.h: stage 5's table of idempotency keys, which keeps the response itself. LAB.md "Stage 5: replay the stored response".
+// key_table.h: the table of idempotency keys. What this stage teaches: money_handler.cc.
 //
-//   KeyTable keys(lab.db);
-//   Claim claim = keys.claim(key, fingerprint, now_ms, lease_ms);   // throws UniqueViolation if the key is taken
+//   KeyTable keys(lab.db);                  // creates the table if needed
+//   Claim claim = keys.claim(key, lab.clock.now_ms(), fingerprint, lease_ms);   // throws UniqueViolation if taken
 //   std::optional<KeyRow> row = keys.find(key);                     // the taken key: whose, which state
 //   std::optional<Claim> claim = keys.take_over(*row, now_ms, lease_ms);   // its lease ran out: fenced takeover
 //   auto tx = lab.db.begin_write();
@@ -11,14 +11,11 @@
 // Thread safety: safe from any handler thread; every decision is one statement or one write transaction.
 #pragma once
 
-#include <httplib.h>
-
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "common/bank.h"
 #include "common/db.h"
 
 // The two states of a key (drawn in key_table.cc).
@@ -26,8 +23,11 @@ inline constexpr std::string_view kInProgress = "in_progress";
 inline constexpr std::string_view kCompleted = "completed";
 
 // The right to finish the request of one key: valid while the row's fence still equals this fence.
+// It names the row by id, not by key: release() deletes a row, and the same key can then be claimed again,
+// in a new row whose fence starts at 1 again. A holder fenced out of the old row must not find "its" fence
+// on the new one; ids are never reused (AUTOINCREMENT), so it cannot.
 struct Claim {
-  std::string key;
+  std::int64_t id = 0;
   std::int64_t fence = 0;
 };
 
@@ -36,13 +36,11 @@ struct StoredResponse {
   int status = 0;
   std::string content_type;
   std::string body;   // the exact bytes
-  static StoredResponse Of(const httplib::Response& res) {
-    return StoredResponse{res.status, res.get_header_value("Content-Type"), res.body};
-  }
 };
 
 // A key's row as stored. The response is set only when state is completed.
 struct KeyRow {
+  std::int64_t id = 0;
   std::string key;
   std::string fingerprint;
   std::string state;
@@ -54,12 +52,13 @@ struct KeyRow {
 class KeyTable {
  public:
   explicit KeyTable(lab::Database& db);
-  Claim claim(const std::string& key, const std::string& fingerprint, std::int64_t now_ms, std::int64_t lease_ms) const;
+  Claim claim(const std::string& key, std::int64_t now_ms, const std::string& fingerprint,
+              std::int64_t lease_ms) const;
   std::optional<KeyRow> find(const std::string& key) const;
   std::optional<Claim> take_over(const KeyRow& expired, std::int64_t now_ms, std::int64_t lease_ms) const;
   bool holds(lab::Connection& tx, const Claim& claim) const;
   void complete(lab::Connection& tx, const Claim& claim, const StoredResponse& response) const;
-  void release(const Claim& claim) const;
+  void release(const Claim& claim) const noexcept;   // never throws: it runs while another error is answered
 
  private:
   lab::Database& db_;

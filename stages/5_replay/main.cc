@@ -1,12 +1,8 @@
-// main.cc: the stage 5 server. LAB.md "Stage 5: replay the stored response".
+// main.cc: the server: the lab's plumbing (common/lab.h) with this stage's money handler. What the stage
+// teaches is in money_handler.cc; its name and --help summary are in stages/CMakeLists.txt.
 #include "common/lab.h"
 #include "money_handler.h"
-
-constexpr lab::StageInfo kStage{
-    "stage5_replay",
-    "Stage 5: replay the stored response. Every repeat after completion gets the first response byte for\n"
-    "byte, with Idempotent-Replayed: true. Keys are still global (another client's key replays a stranger's\n"
-    "response) and they never expire."};
+#include "stage_info.h"
 
 int main(int argc, char** argv) {
   return lab::run_stage(argc, argv, kStage, [](lab::Lab& lab, httplib::Server& server) {

@@ -18,11 +18,16 @@
 
 using namespace lab;
 
+// The response as sent: what the key keeps, so that every repeat gets exactly these bytes back.
+static StoredResponse as_stored(const httplib::Response& res) {
+  return StoredResponse{res.status, res.get_header_value("Content-Type"), res.body};
+}
+
 // The answer to a repeat: the response first sent, byte for byte, marked as a replay.
 static void replay(httplib::Response& res, const StoredResponse& stored) {
   res.status = stored.status;
   res.set_content(stored.body, stored.content_type.c_str());
-  res.set_header("Idempotent-Replayed", "true");
+  res.set_header(kReplayedHeader, "true");
 }
 
 void handle_money_request(Lab& lab, const KeyTable& keys, const httplib::Request& req, httplib::Response& res,
@@ -44,16 +49,17 @@ void handle_money_request(Lab& lab, const KeyTable& keys, const httplib::Request
   const auto lease_ms = std::chrono::duration_cast<std::chrono::milliseconds>(lab.options.lease).count();
   std::optional<Claim> claim;
   try {
-    claim = keys.claim(*key, fingerprint, lab.clock.now_ms(), lease_ms);
+    claim = keys.claim(*key, lab.clock.now_ms(), fingerprint, lease_ms);
   } catch (const UniqueViolation&) {
     auto row = keys.find(*key);
+    if (!row) return reply_in_progress(res);   // released between our INSERT and this SELECT: retry (409)
     // The same key with another body: which of the two did the client mean? Refuse (422), move nothing.
-    if (row && row->fingerprint != fingerprint)
+    if (row->fingerprint != fingerprint)
       return reply_problem(res, Problem::Of(ProblemType::IdempotencyKeyReused,
                                             "this key was first used with a different request body"));
-    if (row && row->state == kCompleted) return replay(res, row->response);
+    if (row->state == kCompleted) return replay(res, row->response);
     // Still in progress. If its lease ran out, its holder died (or is too slow): take it over, fenced.
-    if (row && row->locked_until <= lab.clock.now_ms()) claim = keys.take_over(*row, lab.clock.now_ms(), lease_ms);
+    if (row->locked_until <= lab.clock.now_ms()) claim = keys.take_over(*row, lab.clock.now_ms(), lease_ms);
     if (!claim) return reply_in_progress(res);
   }
 
@@ -65,8 +71,8 @@ void handle_money_request(Lab& lab, const KeyTable& keys, const httplib::Request
     auto tx = lab.db.begin_write();
     if (!keys.holds(tx.conn(), *claim)) return reply_in_progress(res);   // fenced out: a retry took over
     MoneyOutcome outcome = lab.bank.move_money(tx.conn(), *client, *request);
-    reply_outcome(res, outcome);                                 // rendered once ...
-    keys.complete(tx.conn(), *claim, StoredResponse::Of(res));   // ... and stored with the money
+    reply_outcome(res, outcome);                        // rendered once ...
+    keys.complete(tx.conn(), *claim, as_stored(res));   // ... and stored with the money
     tx.commit();
   } catch (...) {
     // Not the request's fault (database busy: 503; a bug: 500). The transaction rolled back, so nothing

@@ -1,4 +1,4 @@
-// money_handler.h: POST /transfers and POST /payouts of stage 5. LAB.md "Stage 5: replay the stored response".
+// money_handler.h: POST /transfers and POST /payouts. What this stage teaches: money_handler.cc.
 #pragma once
 
 #include <httplib.h>

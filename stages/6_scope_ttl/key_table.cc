@@ -1,84 +1,98 @@
-// key_table.cc: stage 6's key table. See key_table.h. LAB.md "Stage 6: scope and retention".
+// key_table.cc: see key_table.h.
 //
 // Schema:
-//   idempotency_keys(id, client_id, endpoint, key, fingerprint, state 'in_progress'|'completed', fence, locked_until,
-//                    response_status, response_content_type, response_body, created_at, expires_at,
+//   idempotency_keys(id, client_id, endpoint, key, created_at, fingerprint, state 'in_progress'|'completed',
+//                    fence, locked_until, response_status, response_content_type, response_body, expires_at,
 //                    UNIQUE (client_id, endpoint, key))
 // The scope (client_id, endpoint, key) is what is unique: a key means something only to the client that
-// made it, for the endpoint it sent it to. expires_at = created_at + --key-ttl: after it the row is
-// deleted (by claim() for its own scope, and in batches by the sweeper) and the key means nothing, except
-// that a row still in progress within its lease is kept until the lease runs out: its holder may be
-// about to complete it. id (AUTOINCREMENT, never reused) tells the lives of one scope apart.
+// made it, for the endpoint it sent it to. expires_at = created_at + --key-ttl: after it the key means
+// nothing, and the row is deleted (see "expired" below).
 // The stored response (set when completed): response_status (the HTTP status), response_content_type (the
 // Content-Type header: the only header a repeat needs) and response_body (a BLOB: the exact bytes sent).
+//
+// The UNIQUE constraint is the arbiter: of two requests with one scope, exactly one INSERT succeeds, however
+// close together they arrive, in this process or another one on the same file. No SELECT first: between a
+// SELECT that finds nothing and the INSERT, the other request would find nothing too (see the wrong turn
+// stages/wrong_turns/2a_select_then_insert). No INSERT OR IGNORE: it hides the one fact we need
+// (see stages/wrong_turns/2b_insert_or_ignore).
 //
 // A key's life:
 //
 //        claim()                       holds() + complete(), in the money's transaction
 //   (none) ------> in_progress -----------------------------------------------> completed
-//     ^              |     ^  \                                                  (final: the outcome
-//     |   release()  |     |   \ take_over(): locked_until passed, fence + 1       is kept for repeats)
-//     +--------------+     +---+
+//     ^ ^ ^          |  |  ^  \                                                  |
+//     | | | release()|  |  |   \ take_over(): locked_until passed, fence + 1       |
+//     | | +----------+  |  +---+                                                 |
+//     | +---------------+ expired: expires_at passed, and its lease too          |
+//     +--------------------------------------------------------------------------+ expired: expires_at passed
+//
+// Expired rows are deleted by claim(), for its own scope, and in batches by the sweeper (delete_expired()),
+// both with the one condition kExpired. An in_progress row within its lease is not expired, even past
+// expires_at: its holder may be about to complete it.
 //
 //   state        guarantees
-//   in_progress  one request holds the key (the one whose Claim names this row's id and fence); no money has moved
-//                under it, because money and `completed` commit in one transaction.
-//   completed    the outcome is final: the money moved exactly once (201) or not at all (402, 404, 400);
-//                the response first sent is stored, and every repeat gets exactly those bytes.
+//   in_progress  one request holds the key (the one whose Claim names this row's id and fence); no money
+//                has moved under it, because money and `completed` commit in one transaction.
+//   completed    the outcome is settled: the money moved exactly once (201) or not at all (402, 404, 400);
+//                the response first sent is stored, and every repeat gets exactly those bytes, until the
+//                key expires; then the same request is a new request.
 //
 // The fence: a claim whose lease ran out is taken over with a conditional UPDATE that bumps the fence.
 // The first holder, if it was merely slow, then finds the fence changed when it tries to complete, and
 // rolls its transaction back: the money cannot move twice.
 #include "key_table.h"
 
+#include <cstdio>
 #include <stdexcept>
 
 using namespace lab;
 
+// The one definition of an expired row, with ?1 = now (lab clock, ms). See the drawing above.
+static const std::string kExpired = "expires_at <= ?1 AND (state = 'completed' OR locked_until <= ?1)";
+
 KeyTable::KeyTable(Database& db) : db_(db) {
   db_.exec_script(R"sql(
     CREATE TABLE IF NOT EXISTS idempotency_keys (
-      id             INTEGER PRIMARY KEY AUTOINCREMENT,
-      client_id      INTEGER NOT NULL REFERENCES clients(id),
-      endpoint       TEXT    NOT NULL,
-      key            TEXT    NOT NULL,
-      fingerprint    TEXT    NOT NULL,
-      state          TEXT    NOT NULL CHECK (state IN ('in_progress', 'completed')),
-      fence          INTEGER NOT NULL,
-      locked_until   INTEGER NOT NULL,
-      response_status       INTEGER,
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      client_id INTEGER NOT NULL REFERENCES clients(id),
+      endpoint TEXT NOT NULL,
+      key TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      fingerprint TEXT NOT NULL,
+      state TEXT NOT NULL CHECK (state IN ('in_progress', 'completed')),
+      fence INTEGER NOT NULL,
+      locked_until INTEGER NOT NULL,
+      response_status INTEGER,
       response_content_type TEXT,
-      response_body         BLOB,
-      created_at            INTEGER NOT NULL,
-      expires_at            INTEGER NOT NULL,
+      response_body BLOB,
+      expires_at INTEGER NOT NULL,
       UNIQUE (client_id, endpoint, key)
     );
     CREATE INDEX IF NOT EXISTS idempotency_keys_by_expiry ON idempotency_keys (expires_at);
   )sql");
 }
 
-Claim KeyTable::claim(const Scope& scope, const std::string& fingerprint, std::int64_t now_ms,
+Claim KeyTable::claim(const Scope& scope, std::int64_t now_ms, const std::string& fingerprint,
                       std::int64_t lease_ms, std::int64_t ttl_ms) const {
-  // Committed at once: from here on every repeat sees the key in_progress.
+  // Its own transaction, committed at once: from here on every repeat sees the key in_progress.
   auto tx = db_.begin_write();
   // An expired row of this scope is gone already, even if the sweeper has not reached it yet.
   tx.conn()
-      .prepare("DELETE FROM idempotency_keys WHERE client_id = ?1 AND endpoint = ?2 AND key = ?3 AND expires_at <= ?4 "
-               "AND (state = 'completed' OR locked_until <= ?4)")
-      .bind(1, scope.client_id)
-      .bind(2, scope.endpoint)
-      .bind(3, scope.key)
-      .bind(4, now_ms)
+      .prepare("DELETE FROM idempotency_keys WHERE " + kExpired + " AND client_id = ?2 AND endpoint = ?3 AND key = ?4")
+      .bind(1, now_ms)
+      .bind(2, scope.client_id)
+      .bind(3, scope.endpoint)
+      .bind(4, scope.key)
       .run();
   tx.conn()
-      .prepare("INSERT INTO idempotency_keys (client_id, endpoint, key, fingerprint, state, fence, locked_until, "
-               "created_at, expires_at) VALUES (?1, ?2, ?3, ?4, 'in_progress', 1, ?5, ?6, ?7)")
-      .bind(1, scope.client_id)
-      .bind(2, scope.endpoint)
-      .bind(3, scope.key)
-      .bind(4, fingerprint)
-      .bind(5, now_ms + lease_ms)
-      .bind(6, now_ms)
+      .prepare("INSERT INTO idempotency_keys (key, created_at, fingerprint, state, fence, locked_until, client_id, "
+               "endpoint, expires_at) VALUES (?1, ?2, ?3, 'in_progress', 1, ?4, ?5, ?6, ?7)")
+      .bind(1, scope.key)
+      .bind(2, now_ms)
+      .bind(3, fingerprint)
+      .bind(4, now_ms + lease_ms)
+      .bind(5, scope.client_id)
+      .bind(6, scope.endpoint)
       .bind(7, now_ms + ttl_ms)
       .run();
   Claim claim{tx.conn().last_insert_rowid(), 1};
@@ -88,20 +102,20 @@ Claim KeyTable::claim(const Scope& scope, const std::string& fingerprint, std::i
 
 std::optional<KeyRow> KeyTable::find(const Scope& scope) const {
   auto row = db_.conn().prepare(
-      "SELECT fingerprint, state, fence, locked_until, response_status, response_content_type, response_body, "
-      "expires_at, id FROM idempotency_keys WHERE client_id = ?1 AND endpoint = ?2 AND key = ?3");
+      "SELECT id, fingerprint, state, fence, locked_until, response_status, response_content_type, response_body, "
+      "expires_at FROM idempotency_keys WHERE client_id = ?1 AND endpoint = ?2 AND key = ?3");
   if (!row.bind(1, scope.client_id).bind(2, scope.endpoint).bind(3, scope.key).step()) return std::nullopt;
   KeyRow r;
   r.scope = scope;
-  r.fingerprint = row.column_text(0);
-  r.state = row.column_text(1);
-  r.fence = row.column_int64(2);
-  r.locked_until = row.column_int64(3);
-  r.response.status = static_cast<int>(row.column_int64(4));
-  r.response.content_type = row.column_text(5);
-  r.response.body = row.column_text(6);
-  r.expires_at = row.column_int64(7);
-  r.id = row.column_int64(8);
+  r.id = row.column_int64(0);
+  r.fingerprint = row.column_text(1);
+  r.state = row.column_text(2);
+  r.fence = row.column_int64(3);
+  r.locked_until = row.column_int64(4);
+  r.response.status = static_cast<int>(row.column_int64(5));
+  r.response.content_type = row.column_text(6);
+  r.response.body = row.column_text(7);
+  r.expires_at = row.column_int64(8);
   return r;
 }
 
@@ -140,24 +154,30 @@ void KeyTable::complete(Connection& tx, const Claim& claim, const StoredResponse
   if (tx.changes() != 1) throw std::logic_error("completed a key whose claim was not held");
 }
 
-void KeyTable::release(const Claim& claim) const {
+void KeyTable::release(const Claim& claim) const noexcept {
   // The request failed for a reason that is not its own (503): forget the claim so a retry may run.
-  auto tx = db_.begin_write();
-  tx.conn()
-      .prepare("DELETE FROM idempotency_keys WHERE id = ?1 AND fence = ?2 AND state = 'in_progress'")
-      .bind(1, claim.id)
-      .bind(2, claim.fence)
-      .run();
-  tx.commit();
+  // If the database refuses even this, the claim stays until its lease runs out and a retry takes it
+  // over: later, never wrong. The error being answered is the first one, not this.
+  try {
+    auto tx = db_.begin_write();
+    tx.conn()
+        .prepare("DELETE FROM idempotency_keys WHERE id = ?1 AND fence = ?2 AND state = 'in_progress'")
+        .bind(1, claim.id)
+        .bind(2, claim.fence)
+        .run();
+    tx.commit();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "release of key row %lld failed: %s (its lease will free it)\n",
+                 static_cast<long long>(claim.id), e.what());
+  }
 }
 
 int KeyTable::delete_expired(std::int64_t now_ms, int batch) const {
   // One bounded batch per transaction, so the sweeper never holds the write lock for long.
   auto tx = db_.begin_write();
   tx.conn()
-      .prepare("DELETE FROM idempotency_keys WHERE rowid IN "
-               "(SELECT rowid FROM idempotency_keys WHERE expires_at <= ?1 "
-               "AND (state = 'completed' OR locked_until <= ?1) LIMIT ?2)")
+      .prepare("DELETE FROM idempotency_keys WHERE id IN (SELECT id FROM idempotency_keys WHERE " + kExpired +
+               " LIMIT ?2)")
       .bind(1, now_ms)
       .bind(2, batch)
       .run();

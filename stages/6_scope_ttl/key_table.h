@@ -1,7 +1,7 @@
-// key_table.h: stage 6's table of idempotency keys, scoped and expiring. LAB.md "Stage 6: scope and retention".
+// key_table.h: the table of idempotency keys. What this stage teaches: money_handler.cc.
 //
-//   KeyTable keys(lab.db);
-//   Claim claim = keys.claim(scope, fingerprint, now_ms, lease_ms, ttl_ms);   // throws UniqueViolation if taken
+//   KeyTable keys(lab.db);                  // creates the table if needed
+//   Claim claim = keys.claim(scope, lab.clock.now_ms(), fingerprint, lease_ms, ttl_ms);   // UniqueViolation if taken
 //   std::optional<KeyRow> row = keys.find(scope);                   // the taken key: which state
 //   std::optional<Claim> claim = keys.take_over(*row, now_ms, lease_ms);   // its lease ran out: fenced takeover
 //   auto tx = lab.db.begin_write();
@@ -12,14 +12,11 @@
 // Thread safety: safe from any handler thread; every decision is one statement or one write transaction.
 #pragma once
 
-#include <httplib.h>
-
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "common/bank.h"
 #include "common/db.h"
 
 // The two states of a key (drawn in key_table.cc).
@@ -34,8 +31,9 @@ struct Scope {
 };
 
 // The right to finish the request of one key: valid while the row's fence still equals this fence.
-// Rows now die (expiry) and a scope can be claimed again, so a claim names its row by id, which is never
-// reused (AUTOINCREMENT): a holder that outlived its row cannot complete the next row of the same key.
+// It names the row by id, not by key: release() deletes a row, and the same key can then be claimed again,
+// in a new row whose fence starts at 1 again. A holder fenced out of the old row must not find "its" fence
+// on the new one; ids are never reused (AUTOINCREMENT), so it cannot.
 struct Claim {
   std::int64_t id = 0;
   std::int64_t fence = 0;
@@ -46,9 +44,6 @@ struct StoredResponse {
   int status = 0;
   std::string content_type;
   std::string body;   // the exact bytes
-  static StoredResponse Of(const httplib::Response& res) {
-    return StoredResponse{res.status, res.get_header_value("Content-Type"), res.body};
-  }
 };
 
 // A key's row as stored. The response is set only when state is completed.
@@ -66,13 +61,13 @@ struct KeyRow {
 class KeyTable {
  public:
   explicit KeyTable(lab::Database& db);
-  Claim claim(const Scope& scope, const std::string& fingerprint, std::int64_t now_ms, std::int64_t lease_ms,
+  Claim claim(const Scope& scope, std::int64_t now_ms, const std::string& fingerprint, std::int64_t lease_ms,
               std::int64_t ttl_ms) const;
   std::optional<KeyRow> find(const Scope& scope) const;
   std::optional<Claim> take_over(const KeyRow& expired, std::int64_t now_ms, std::int64_t lease_ms) const;
   bool holds(lab::Connection& tx, const Claim& claim) const;
   void complete(lab::Connection& tx, const Claim& claim, const StoredResponse& response) const;
-  void release(const Claim& claim) const;
+  void release(const Claim& claim) const noexcept;   // never throws: it runs while another error is answered
   int delete_expired(std::int64_t now_ms, int batch) const;   // returns how many rows it deleted
 
  private:

@@ -1,15 +1,11 @@
-// main.cc: the stage 6 server. LAB.md "Stage 6: scope and retention".
+// main.cc: the server: the lab's plumbing (common/lab.h) with this stage's money handler. What the stage
+// teaches is in money_handler.cc; its name and --help summary are in stages/CMakeLists.txt.
 #include "common/lab.h"
 #include "common/http_reply.h"
 #include "idempotency_policy.h"
 #include "money_handler.h"
+#include "stage_info.h"
 #include "sweeper.h"
-
-constexpr lab::StageInfo kStage{
-    "stage6_scope_ttl",
-    "Stage 6: scope and retention. Keys are scoped by (client, endpoint, key) and expire after --key-ttl\n"
-    "(lab clock); a sweeper deletes expired keys in batches. The policy is published at\n"
-    "GET /idempotency-policy."};
 
 int main(int argc, char** argv) {
   return lab::run_stage(argc, argv, kStage, [](lab::Lab& lab, httplib::Server& server) {

@@ -67,6 +67,29 @@ TEST_CASE("stage 4 fences out a first request slower than its lease", "[e2e][sta
   CHECK(w.alice.balance(w.from) == 9'900);
 }
 
+// A claim names its row by id, not by key (key_table.h, Claim). Here the key's first row is taken over and
+// then released after a 503, and another request with the same key and another body claims a new row, at
+// fence 1 again. The first holder, still asleep, must not find "its" fence 1 there: named by key, it would
+// move its 100 and complete the new request's row, which would then be told 201 for a transfer of 100.
+TEST_CASE("stage 4 does not let a fenced-out holder complete the next row of a released key", "[e2e][stage4]") {
+  World w("stage4_two_phase");
+  Reply first_reply;
+  std::thread first([&] { first_reply = w.send("k", w.body(100), {{"Lab-Delay-Ms", "1500"}}); });
+  w.server.wait_for_key_rows(1);                        // the first request holds the key, asleep
+  w.admin.advance_clock_ms(kLeaseMs + 1);               // its lease has run out
+  CHECK(w.send("k", w.body(100), {{"Lab-Fail", "busy"}}).status == 503);   // taken over, then released
+  Reply next_reply;
+  std::thread next([&] { next_reply = w.send("k", w.body(300), {{"Lab-Delay-Ms", "1500"}}); });
+  first.join();
+  next.join();
+  CHECK(first_reply.status == 409);                     // fenced out: its row is gone
+  CHECK(next_reply.status == 201);
+  CHECK(next_reply.json()["amount"] == 300);
+  REQUIRE(w.transfers() == 1);
+  CHECK(w.admin.ledger()[0]["amount"] == 300);
+  CHECK(w.alice.balance(w.from) == 9'700);
+}
+
 TEST_CASE("stage 4 completes an overdraft key with its 402 instead of leaving it stuck", "[e2e][stage4]") {
   World w("stage4_two_phase");
   CHECK(w.send("k", w.body(20'000)).status == 402);

@@ -1,18 +1,20 @@
-// key_table.cc: WRONG TURN 2a's key table. See key_table.h.
+// key_table.cc: WRONG TURN 2a's key table. See key_table.h. LAB.md "Wrong turns".
 //
 // Schema:
-//   idempotency_keys(key, created_at)   -- WRONG: no UNIQUE constraint; the SELECT is supposed to guard it
-// The UNIQUE constraint is the arbiter: of two requests with one key, exactly one INSERT succeeds, however
-// close together they arrive, in this process or another one on the same file. No SELECT first: between a
-// SELECT that finds nothing and the INSERT, the other request would find nothing too (see the wrong turn
-// stages/wrong_turns/2a_select_then_insert). No INSERT OR IGNORE: it hides the one fact we need
-// (see stages/wrong_turns/2b_insert_or_ignore).
+//   idempotency_keys(key, created_at)   -- WRONG: no UNIQUE constraint
+//
+// WRONG: nothing in the table stops a second row with the same key. The handler is meant to keep keys
+// apart by asking exists() before insert(), but two requests can both ask before either inserts: both
+// find nothing, both insert, both move the money. Stage 2's UNIQUE constraint makes the INSERT itself the
+// question, answered by the database for everyone at once.
 #include "key_table.h"
 
-KeyTable::KeyTable(lab::Database& db) : db_(db) {
+using namespace lab;
+
+KeyTable::KeyTable(Database& db) : db_(db) {
   db_.exec_script(R"sql(
     CREATE TABLE IF NOT EXISTS idempotency_keys (
-      key        TEXT    NOT NULL,
+      key TEXT NOT NULL,
       created_at INTEGER NOT NULL
     );
   )sql");
@@ -24,8 +26,13 @@ bool KeyTable::exists(const std::string& key) const {
 }
 
 void KeyTable::insert(const std::string& key, std::int64_t now_ms) const {
-  // Its own statement, committed at once: the key is taken before any money moves.
+  // Its own transaction, committed at once: the key is taken before any money moves.
   auto tx = db_.begin_write();
-  tx.conn().prepare("INSERT INTO idempotency_keys (key, created_at) VALUES (?1, ?2)").bind(1, key).bind(2, now_ms).run();
+  tx.conn()
+      .prepare("INSERT INTO idempotency_keys (key, created_at) "
+               "VALUES (?1, ?2)")
+      .bind(1, key)
+      .bind(2, now_ms)
+      .run();
   tx.commit();
 }

@@ -1,9 +1,9 @@
 // key_table.h: WRONG TURN 2a, a key table without a UNIQUE constraint. LAB.md "Wrong turns".
 //
-//   KeyTable keys(lab.db);                 // creates the table if needed
+//   KeyTable keys(lab.db);                  // creates the table if needed
 //   if (!keys.exists(key)) keys.insert(key, lab.clock.now_ms());   // WRONG: check, then act
 //
-// Thread safety: safe from any handler thread (each call is one statement on the thread's connection).
+// Thread safety: safe from any handler thread; every decision is one statement or one write transaction.
 #pragma once
 
 #include <cstdint>

@@ -1,11 +1,8 @@
-// main.cc: WRONG TURN 2a, SELECT then INSERT. LAB.md "Wrong turns".
+// main.cc: the server: the lab's plumbing (common/lab.h) with this stage's money handler. What the stage
+// teaches is in money_handler.cc; its name and --help summary are in stages/CMakeLists.txt.
 #include "common/lab.h"
 #include "money_handler.h"
-
-constexpr lab::StageInfo kStage{
-    "wrong_select_then_insert",
-    "WRONG TURN 2a (deliberately broken): stage 2 with SELECT-then-INSERT and no UNIQUE constraint.\n"
-    "Two simultaneous retries both see no key and both move the money (Lab-Delay-Ms widens the window)."};
+#include "stage_info.h"
 
 int main(int argc, char** argv) {
   return lab::run_stage(argc, argv, kStage, [](lab::Lab& lab, httplib::Server& server) {

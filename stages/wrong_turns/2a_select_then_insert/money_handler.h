@@ -1,4 +1,4 @@
-// money_handler.h: POST /transfers and POST /payouts of wrong turn 2a. LAB.md "Wrong turns".
+// money_handler.h: POST /transfers and POST /payouts. What this stage teaches: money_handler.cc.
 #pragma once
 
 #include <httplib.h>

@@ -29,8 +29,8 @@ using namespace lab;
 static void mark_completed(Database& db, const Claim& claim) {
   auto tx = db.begin_write();
   tx.conn()
-      .prepare("UPDATE idempotency_keys SET state = 'completed', status = 201 WHERE key = ?1 AND fence = ?2")
-      .bind(1, claim.key)
+      .prepare("UPDATE idempotency_keys SET state = 'completed', status = 201 WHERE id = ?1 AND fence = ?2")
+      .bind(1, claim.id)
       .bind(2, claim.fence)
       .run();
   tx.commit();
@@ -41,13 +41,13 @@ static void record_outcome(Database& db, const Claim& claim, const MoneyOutcome&
   auto tx = db.begin_write();
   auto update = tx.conn().prepare(
       "UPDATE idempotency_keys SET status = ?1, entry_id = ?2, problem_type = ?3, problem_detail = ?4 "
-      "WHERE key = ?5 AND fence = ?6");
+      "WHERE id = ?5 AND fence = ?6");
   if (auto* entry = std::get_if<LedgerEntry>(&outcome))
     update.bind(1, 201).bind(2, entry->id).bind(3, nullptr).bind(4, nullptr);
   else
     update.bind(1, std::get<Problem>(outcome).status()).bind(2, nullptr).bind(3, std::get<Problem>(outcome).slug())
         .bind(4, std::get<Problem>(outcome).detail);
-  update.bind(5, claim.key).bind(6, claim.fence).run();
+  update.bind(5, claim.id).bind(6, claim.fence).run();
   tx.commit();
 }
 
@@ -85,16 +85,17 @@ void handle_money_request(Lab& lab, const KeyTable& keys, const httplib::Request
   const auto lease_ms = std::chrono::duration_cast<std::chrono::milliseconds>(lab.options.lease).count();
   std::optional<Claim> claim;
   try {
-    claim = keys.claim(*key, fingerprint, lab.clock.now_ms(), lease_ms);
+    claim = keys.claim(*key, lab.clock.now_ms(), fingerprint, lease_ms);
   } catch (const UniqueViolation&) {
     auto row = keys.find(*key);
+    if (!row) return reply_in_progress(res);   // released between our INSERT and this SELECT: retry (409)
     // The same key with another body: which of the two did the client mean? Refuse (422), move nothing.
-    if (row && row->fingerprint != fingerprint)
+    if (row->fingerprint != fingerprint)
       return reply_problem(res, Problem::Of(ProblemType::IdempotencyKeyReused,
                                             "this key was first used with a different request body"));
-    if (row && row->state == kCompleted) return reply_outcome(res, rebuild_outcome(lab, *row));
+    if (row->state == kCompleted) return reply_outcome(res, rebuild_outcome(lab, *row));
     // Still in progress. If its lease ran out, its holder died (or is too slow): take it over, fenced.
-    if (row && row->locked_until <= lab.clock.now_ms()) claim = keys.take_over(*row, lab.clock.now_ms(), lease_ms);
+    if (row->locked_until <= lab.clock.now_ms()) claim = keys.take_over(*row, lab.clock.now_ms(), lease_ms);
     if (!claim) return reply_in_progress(res);
   }
 

@@ -28,13 +28,13 @@ static void record_completed(Database& db, const KeyTable& keys, const std::stri
                              const MoneyOutcome& outcome, std::int64_t now_ms) {
   auto tx = db.begin_write();
   tx.conn()
-      .prepare("INSERT INTO idempotency_keys (key, fingerprint, state, fence, locked_until, created_at) "
-               "VALUES (?1, ?2, 'in_progress', 1, ?3, ?3)")
+      .prepare("INSERT INTO idempotency_keys (key, created_at, fingerprint, state, fence, locked_until) "
+               "VALUES (?1, ?2, ?3, 'in_progress', 1, ?2)")
       .bind(1, key)
-      .bind(2, fingerprint)
-      .bind(3, now_ms)
+      .bind(2, now_ms)
+      .bind(3, fingerprint)
       .run();
-  keys.complete(tx.conn(), Claim{key, 1}, outcome);
+  keys.complete(tx.conn(), Claim{tx.conn().last_insert_rowid(), 1}, outcome);
   tx.commit();
 }
 
