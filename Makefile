@@ -10,13 +10,15 @@ SLOW_WRITE_MS ?= 10
 TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 TSAN_ARGS  := -DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread
 
-.PHONY: all deps build test demo asan tsan slow-matrix tsan-matrix lesson-diffs gradescope mutants clean help
+.PHONY: all deps build test demo grade starter asan tsan slow-matrix tsan-matrix lesson-diffs gradescope mutants clean help
 
 all: build
 
 help:
 	@echo "make demo          build, then show stage 1 duplicating a retried transfer"
 	@echo "make test          build, then run every test (unit, end-to-end, grader matrix)"
+	@echo "make grade STAGE=N build the learner's server and grade stages 1..N (SERVER=\"...\" for your own)"
+	@echo "make starter DEST=dir  write the learner's copy of the lab, without the answers"
 	@echo "make asan | tsan   the tests under AddressSanitizer+UBSan | ThreadSanitizer (build-asan, build-tsan)"
 	@echo "make slow-matrix   the grader matrix for SEEDS seeds (20), every write slowed by SLOW_WRITE_MS (10)"
 	@echo "make tsan-matrix   the grader matrix for SEEDS seeds under ThreadSanitizer (build-tsan)"
@@ -39,6 +41,15 @@ test: build
 
 demo: build
 	@BUILD=$(BUILD) scripts/demo.sh
+
+# The learner's path (LAB.md "For learners"): the starter copy, and the loop of grading one's own server.
+STAGE ?= 1
+grade: build
+	@BUILD=$(BUILD) scripts/grade.sh $(STAGE)
+
+starter:
+	@test -n "$(DEST)" || { echo "usage: make starter DEST=../my-lab" >&2; exit 2; }
+	@scripts/make-starter.sh $(DEST)
 
 # The servers that the tests start are sanitized too: halt_on_error makes a server die at its first
 # report, so the test driving it fails instead of the report going unread in the server's stderr.

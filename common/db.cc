@@ -103,6 +103,12 @@ std::string Statement::column_text(int column) const {
 
 bool Statement::column_is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
 
+int Statement::column_index(std::string_view name) const {
+  for (int column = 0; column < sqlite3_column_count(stmt_); ++column)
+    if (name == sqlite3_column_name(stmt_, column)) return column;
+  throw DatabaseError(SQLITE_ERROR, "no column " + std::string(name) + " in the result");
+}
+
 // ---------------------------------------------------------------- Connection
 
 Connection::Connection(const std::string& path) {

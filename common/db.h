@@ -74,6 +74,7 @@ class Statement {
   std::int64_t column_int64(int column) const;
   std::string column_text(int column) const;   // also reads BLOBs as bytes
   bool column_is_null(int column) const;
+  int column_index(std::string_view name) const;   // for SELECT *: the named column's position; throws if none
 
  private:
   Connection* conn_;
