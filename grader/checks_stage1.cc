@@ -146,7 +146,7 @@ void invalid_requests(CheckRun& run) {
     i.max_moves = 0;
     Attempt a = c.make(i, other);
     Exchange x = run.settle(a);
-    if (!run.expect_status(x, a, {c.status}, c.problem)) run.findings().back().what += " (" + std::string(c.what) + ")";
+    if (!run.expect_status(x, a, {c.status}, c.problem)) run.add_to_last_finding(" (" + std::string(c.what) + ")");
   }
   // Payouts have their own fields.
   using PayoutEdit = std::function<Attempt(const Intent&)>;
@@ -161,7 +161,7 @@ void invalid_requests(CheckRun& run) {
     p.max_moves = 0;
     Attempt a = edit(p);
     Exchange x = run.settle(a);
-    if (!run.expect_status(x, a, {400}, "invalid-field")) run.findings().back().what += std::string(" (") + what + ")";
+    if (!run.expect_status(x, a, {400}, "invalid-field")) run.add_to_last_finding(std::string(" (") + what + ")");
   }
 }
 

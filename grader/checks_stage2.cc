@@ -47,7 +47,7 @@ void key_required(CheckRun& run) {
     bool tolerated =
         *c.also_accepted && x.response && x.response->status == 400 && problem_type_of(*x.response) == c.also_accepted;
     if (!tolerated && !run.expect_status(x, a, {400}, c.problem))
-      run.findings().back().what += std::string(" (") + c.what + ")";
+      run.add_to_last_finding(std::string(" (") + c.what + ")");
   }
 }
 

@@ -66,7 +66,7 @@ void changed_other_fields(CheckRun& run) {
     Attempt other = pay.attempt().with_body(change.body(pay));
     Exchange x = run.settle(other, Settle{.nothing_running = true});
     if (!run.expect_status(x, other, {422}, "idempotency-key-reused", anomaly_of_wrong_answer(x, Anomaly::FingerprintIgnored)))
-      run.findings().back().what += std::string(" (") + change.what + ")";
+      run.add_to_last_finding(std::string(" (") + change.what + ")");
   }
   Intent& payout = run.world().payout(*alice, *from, affordable_amount(run, *from));
   payout.expect_moves = 1;
@@ -76,7 +76,7 @@ void changed_other_fields(CheckRun& run) {
   Exchange moved = run.settle(elsewhere, Settle{.nothing_running = true});
   if (!run.expect_status(moved, elsewhere, {422}, "idempotency-key-reused",
                          anomaly_of_wrong_answer(moved, Anomaly::FingerprintIgnored)))
-    run.findings().back().what += " (payout to another destination)";
+    run.add_to_last_finding(" (payout to another destination)");
 }
 
 // The same transfer, written three other ways.
@@ -146,7 +146,7 @@ void equivalent_body(CheckRun& run) {
                                                       kMetadataRespelled[variant - 4]);
     Attempt same = pay.attempt().with_body(body);
     if (!run.expect_status(run.settle(same), same, {200, 201}, "", Anomaly::FingerprintTooStrict))
-      run.findings().back().what += std::string(" (") + how[variant] + ")";
+      run.add_to_last_finding(std::string(" (") + how[variant] + ")");
   }
 }
 

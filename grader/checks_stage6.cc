@@ -73,7 +73,7 @@ void foreign_client(CheckRun& run, bool same_body) {
   if (same_body) {
     bool leaked = x.response && first.response && x.response->body == first.response->body;
     run.expect_status(x, a, {404}, "not-found", Anomaly::ScopeLeak);
-    if (leaked) run.findings().back().what += ": it is alice's stored response, shown to bob";
+    if (leaked) run.add_to_last_finding(": it is alice's stored response, shown to bob");
     if (run.moves(hers) != 1)
       run.fail(Anomaly::DoubleApply, "alice's transfer moved " + std::to_string(run.moves(hers)) + " times");
   } else if (std::string leak = leak_in(x, first, his, hers); !leak.empty()) {
@@ -206,28 +206,37 @@ void policy(CheckRun& run) {
                          {"lease_seconds", facts.lease_seconds},
                          {"replay_header", "Idempotent-Replayed"}};
   std::string got = std::to_string(res.status) + " " + res.body.substr(0, 400);
+  const std::string operation = "GET /idempotency-policy";
   if (res.status != 200 || res.media_type() != "application/json")
-    return run.findings().push_back({Anomaly::PolicyMismatch,
-                                     "GET /idempotency-policy answered " + std::to_string(res.status),
-                                     "GET /idempotency-policy", got, "200 " + want.dump()});
-  nlohmann::json j = json_body_or_throw(res, "GET /idempotency-policy");
+    return run.add_finding({.anomaly = Anomaly::PolicyMismatch,
+                            .what = operation + " answered " + std::to_string(res.status),
+                            .operation = operation,
+                            .received = got,
+                            .expected = "200 " + want.dump()});
+  nlohmann::json j = json_body_or_throw(res, operation);
   for (const auto& [member, value] : want.items())
     if (!j.is_object() || j.value(member, nlohmann::json()) != value)
-      run.findings().push_back({Anomaly::PolicyMismatch,
-                                "\"" + member + "\" is " +
-                                    (j.is_object() ? j.value(member, nlohmann::json()).dump() : "missing") +
-                                    ", the server was started with (or behaves as) " + value.dump(),
-                                "GET /idempotency-policy", got, want.dump()});
+      run.add_finding({.anomaly = Anomaly::PolicyMismatch,
+                       .what = "\"" + member + "\" is " +
+                               (j.is_object() ? j.value(member, nlohmann::json()).dump() : "missing") +
+                               ", the server was started with (or behaves as) " + value.dump(),
+                       .operation = operation,
+                       .received = got,
+                       .expected = want.dump()});
   bool stores_201 = false;
   if (j.is_object() && j.contains("stored_statuses") && j["stored_statuses"].is_array())
     for (const auto& s : j["stored_statuses"]) stores_201 = stores_201 || s == 201;
   if (!stores_201)
-    run.findings().push_back(
-        {Anomaly::PolicyMismatch, "\"stored_statuses\" does not list 201", "GET /idempotency-policy", got, ""});
+    run.add_finding({.anomaly = Anomaly::PolicyMismatch,
+                     .what = "\"stored_statuses\" does not list 201",
+                     .operation = operation,
+                     .received = got});
   // How the fingerprint is described is free (a name, or an object with algorithm and input); it must be there.
   if (!j.is_object() || !j.contains("fingerprint") || !(j["fingerprint"].is_string() || j["fingerprint"].is_object()))
-    run.findings().push_back({Anomaly::PolicyMismatch, "\"fingerprint\" is missing (a string or an object)",
-                              "GET /idempotency-policy", got, ""});
+    run.add_finding({.anomaly = Anomaly::PolicyMismatch,
+                     .what = "\"fingerprint\" is missing (a string or an object)",
+                     .operation = operation,
+                     .received = got});
 }
 
 // What the policy says is stored must be what the server stores: a 402 listed in stored_statuses is
