@@ -70,7 +70,7 @@ std::string problem_type_of(const HttpResponse& res) {
 std::string show_request(const Attempt& a) {
   std::string out = "POST " + a.path + "\n";
   for (const auto& [name, value] : a.to_request().headers)
-    out += "  " + name + ": " + (name == "Authorization" ? value.substr(0, 16) + "..." : value) + "\n";
+    out += "  " + name + ": " + redacted_header_value(name, value) + "\n";
   return out + "  " + shorten(a.body);
 }
 
