@@ -2,12 +2,15 @@
 // LAB.md "The grader".
 //
 //   void lost_response_retry(CheckRun& run) {
-//     auto& w = run.world();
-//     Intent& pay = w.transfer(alice, a, b, 700);
-//     run.send(pay.attempt().lost());                 // the response is lost on the client side
-//     Exchange x = run.settle(pay.attempt());          // retry until a definite answer
-//     run.expect_status(x, pay.attempt(), {200, 201});
-//     pay.expect_moves = 1;                            // the auditor checks the money
+//     World& w = run.world();
+//     ClientInfo& alice = w.client("alice");
+//     Account& from = w.account(alice, 50'000);
+//     Intent& pay = w.transfer(alice, from, w.account(alice, 0), 700);
+//     pay.expect_moves = 1;                            // the auditor checks the money in finish()
+//     run.send(pay.attempt().lost());                  // the response is lost on the client side
+//     const Attempt retry = pay.attempt();
+//     Exchange x = run.settle(retry);                  // retry until a definite answer
+//     run.expect_status(x, retry, {200, 201});         // else a finding, the exchange as its evidence
 //   }
 //
 // Sending never re-sends on its own: settle() is the only place that retries, and only what a client
