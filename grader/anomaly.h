@@ -1,10 +1,12 @@
 // anomaly.h: the named ways a server can be wrong, each with why it matters and the stage that fixes it.
 // LAB.md "The grader" (anomalies).
 //
-//   Finding f = finding(Anomaly::DoubleApply, "intent i2 moved money 2 times (ledger ids 7, 9)");
-//   name(f.anomaly) == "double-apply"; fixed_by(f.anomaly) == 2
+//   Finding f{.anomaly = Anomaly::DoubleApply, .what = "intent i2 moved money 2 times (ledger ids 7, 9)"};
+//   name(f.anomaly) == "double-apply"; info(f.anomaly).fixed_by == 2
 //
-// A Finding is one failed expectation of a check, with the evidence to show the learner.
+// A Finding is one failed expectation of a check, with the evidence to show the learner. Write one with
+// designated initializers, naming each field it fills: the evidence fields are all strings, and a
+// positional list would let one land in another's place.
 #pragma once
 
 #include <string>
@@ -46,10 +48,13 @@ std::string_view name(Anomaly anomaly);
 
 struct Finding {
   Anomaly anomaly = Anomaly::WrongStatus;
-  std::string what;      // one line: what happened, with ids and numbers
-  std::string sent;      // the request that shows it (may be empty)
-  std::string received;  // what came back
-  std::string expected;  // what the contract says
+  std::string what;  // one line: what happened, with ids and numbers (no default: leaving it out is a warning)
+  // The contract operation it is about, as "METHOD /path ..." ("GET /accounts/{id}"), when the finding
+  // judges an operation rather than one request it shows: the report names its openapi.yaml operationId.
+  std::string operation = "";
+  std::string sent = "";      // the request that shows it, as sent (may be empty)
+  std::string received = "";  // what came back
+  std::string expected = "";  // what the contract says
   // Where to look, when it is not the check's lesson (a contract field, a server that refuses connections);
   // empty: the check's hint.
   std::string hint = "";

@@ -40,11 +40,12 @@ void check_entry_matches(const Intent& intent, const LedgerEntry& e, std::vector
               e.kind == (transfer ? "transfer" : "payout") &&
               (transfer ? e.to_account == intent.to : e.destination == intent.destination);
   if (!same)
-    out.push_back({Anomaly::BalanceDrift,
-                   "A5: ledger entry " + std::to_string(e.id) + " for intent " + intent.id +
-                       " is not what was asked: " + e.kind + " of " + std::to_string(e.amount) + " " + e.currency +
-                       " from " + std::to_string(e.from_account),
-                   intent.body, "", "the entry moves exactly the request's amount between the request's accounts"});
+    out.push_back({.anomaly = Anomaly::BalanceDrift,
+                   .what = "A5: ledger entry " + std::to_string(e.id) + " for intent " + intent.id +
+                           " is not what was asked: " + e.kind + " of " + std::to_string(e.amount) + " " + e.currency +
+                           " from " + std::to_string(e.from_account),
+                   .sent = intent.body,
+                   .expected = "the entry moves exactly the request's amount between the request's accounts"});
 }
 
 }  // namespace
@@ -68,31 +69,37 @@ std::vector<Finding> audit(const std::deque<Intent>& intents, const std::deque<A
     const int moved = static_cast<int>(mine.size());
     const bool success = told_success(intent, history);
     if (moved > 0 && intent.max_moves == 0)
-      out.push_back({Anomaly::UnexplainedEntry,
-                     "A1: intent " + intent.id +
-                         " must not move money (it is invalid or refused) but did (ledger ids " + ids_of(mine) + ")",
-                     intent.body, "", "no ledger entry for it"});
+      out.push_back({.anomaly = Anomaly::UnexplainedEntry,
+                     .what = "A1: intent " + intent.id + " must not move money (it is invalid or refused) but did " +
+                             "(ledger ids " + ids_of(mine) + ")",
+                     .sent = intent.body,
+                     .expected = "no ledger entry for it"});
     else if (moved > intent.max_moves)
-      out.push_back({Anomaly::DoubleApply,
-                     "A1: intent " + intent.id + " (key " + intent.key + ") moved money " + std::to_string(moved) +
-                         " times (ledger ids " + ids_of(mine) + ")",
-                     intent.body, "", "at most " + std::to_string(intent.max_moves) + " ledger entry for it"});
+      out.push_back({.anomaly = Anomaly::DoubleApply,
+                     .what = "A1: intent " + intent.id + " (key " + intent.key + ") moved money " +
+                             std::to_string(moved) + " times (ledger ids " + ids_of(mine) + ")",
+                     .sent = intent.body,
+                     .expected = "at most " + std::to_string(intent.max_moves) + " ledger entry for it"});
     if (success && moved == 0)
-      out.push_back({Anomaly::LostWrite,
-                     "A2: intent " + intent.id + " was told success (2xx) but no ledger entry carries #" + intent.tag,
-                     intent.body, "", "a success only after the money moved"});
+      out.push_back({.anomaly = Anomaly::LostWrite,
+                     .what = "A2: intent " + intent.id + " was told success (2xx) but no ledger entry carries #" +
+                             intent.tag,
+                     .sent = intent.body,
+                     .expected = "a success only after the money moved"});
     if (success && moved > 0 && success_seen_before_money(intent, history))
-      out.push_back({Anomaly::InFlightLie,
-                     "A3: intent " + intent.id +
-                         " was told success while the ledger had no entry for it yet "
-                         "(the money moved later, ledger ids " +
-                         ids_of(mine) + ")",
-                     intent.body, "", "409 request-in-progress while the first request runs"});
+      out.push_back({.anomaly = Anomaly::InFlightLie,
+                     .what = "A3: intent " + intent.id +
+                             " was told success while the ledger had no entry for it yet "
+                             "(the money moved later, ledger ids " +
+                             ids_of(mine) + ")",
+                     .sent = intent.body,
+                     .expected = "409 request-in-progress while the first request runs"});
     if (intent.expect_moves && moved != *intent.expect_moves && moved <= intent.max_moves && !(success && moved == 0))
-      out.push_back({moved < *intent.expect_moves ? Anomaly::NotExecuted : Anomaly::DoubleApply,
-                     "A4: intent " + intent.id + " " + moved_against_expected(moved, *intent.expect_moves) +
-                         " (ledger ids " + ids_of(mine) + ")",
-                     intent.body, "", "exactly " + times(*intent.expect_moves)});
+      out.push_back({.anomaly = moved < *intent.expect_moves ? Anomaly::NotExecuted : Anomaly::DoubleApply,
+                     .what = "A4: intent " + intent.id + " " + moved_against_expected(moved, *intent.expect_moves) +
+                             " (ledger ids " + ids_of(mine) + ")",
+                     .sent = intent.body,
+                     .expected = "exactly " + times(*intent.expect_moves)});
     // A5 only where A1 found nothing: an extra entry from a changed body is already the finding.
     if (moved <= intent.max_moves)
       for (const auto& e : mine) check_entry_matches(intent, e, out);
@@ -109,10 +116,10 @@ std::vector<Finding> audit(const std::deque<Intent>& intents, const std::deque<A
     bool to_ours = e.to_account && expected.count(*e.to_account) > 0;
     if (!from_ours && !to_ours) continue;
     if (!explained.count(e.id))
-      out.push_back({Anomaly::UnexplainedEntry,
-                     "B1: ledger entry " + std::to_string(e.id) + " (" + e.kind + " of " + std::to_string(e.amount) +
-                         ", memo \"" + e.memo + "\") matches no request the grader sent",
-                     "", "", "only the requests sent move money"});
+      out.push_back({.anomaly = Anomaly::UnexplainedEntry,
+                     .what = "B1: ledger entry " + std::to_string(e.id) + " (" + e.kind + " of " +
+                             std::to_string(e.amount) + ", memo \"" + e.memo + "\") matches no request the grader sent",
+                     .expected = "only the requests sent move money"});
     if (from_ours) expected[e.from_account] -= e.amount;
     if (to_ours) expected[*e.to_account] += e.amount;
     if (from_ours && e.kind == "payout") paid_out += e.amount;
@@ -123,17 +130,17 @@ std::vector<Finding> audit(const std::deque<Intent>& intents, const std::deque<A
     if (it == balances.end()) continue;
     now += it->second;
     if (it->second != expected[a.id])
-      out.push_back({Anomaly::BalanceDrift,
-                     "B2: account " + std::to_string(a.id) + " holds " + std::to_string(it->second) +
-                         ", but its opening balance " + std::to_string(a.opening) + " and the ledger give " +
-                         std::to_string(expected[a.id]),
-                     "", "", "balance = opening + incoming - outgoing"});
+      out.push_back({.anomaly = Anomaly::BalanceDrift,
+                     .what = "B2: account " + std::to_string(a.id) + " holds " + std::to_string(it->second) +
+                             ", but its opening balance " + std::to_string(a.opening) + " and the ledger give " +
+                             std::to_string(expected[a.id]),
+                     .expected = "balance = opening + incoming - outgoing"});
   }
   if (balances.size() >= accounts.size() && now + paid_out != opening)
-    out.push_back({Anomaly::BalanceDrift,
-                   "B3: balances " + std::to_string(now) + " + paid out " + std::to_string(paid_out) + " != opening " +
-                       std::to_string(opening),
-                   "", "", "money is conserved"});
+    out.push_back({.anomaly = Anomaly::BalanceDrift,
+                   .what = "B3: balances " + std::to_string(now) + " + paid out " + std::to_string(paid_out) +
+                           " != opening " + std::to_string(opening),
+                   .expected = "money is conserved"});
   return out;
 }
 

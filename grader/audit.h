@@ -1,7 +1,8 @@
 // audit.h: judges a finished check from its history and the ledger, as Jepsen's checkers do.
 // LAB.md "The grader" (how it observes).
 //
-//   auto findings = audit(world, history.of_check(name), api.ledger_after(cursor), balances_now);
+//   std::vector<Finding> findings = audit(world.intents(), world.accounts(), history.of_check(check.name),
+//                                         api.ledger_after(ledger_start), balances_now);
 //
 // What it asserts, for every audited intent of the world (rules numbered as in the output):
 //   A1 money moved at most max_moves times                         (double-apply)

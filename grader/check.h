@@ -4,8 +4,16 @@
 // with the stage whose lesson makes it true. Its body sends requests through a CheckRun and may add
 // findings; the auditor then judges the history (grader/audit.h). The check passes with no findings.
 //
-//   Check{"stage2.lost-response-retry", 2, "a retry after a lost response moves money once",
-//         "Stage 2: the unique key", "store the key in the same ...", Needs::Nothing, lost_response_retry};
+//   Check{.name = "stage2.lost-response-retry",
+//         .stage = 2,
+//         .title = "a retry after a lost response moves money once",
+//         .section = "Stage 2: a key table with a UNIQUE constraint",
+//         .hint = "store the key so a repeat finds it; a repeat must not execute again",
+//         .needs = Needs::Nothing,
+//         .run = lost_response_retry};
+//
+// Registrations name every field (designated initializers): four of them are strings, and a positional
+// list would let a title and a hint change places unnoticed. .own_server is given with Needs::OwnServer.
 //
 // Stage 0 is the contract: the shapes of every operation. If any stage-0 check fails nothing else runs.
 #pragma once

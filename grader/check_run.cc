@@ -70,7 +70,7 @@ std::string problem_type_of(const HttpResponse& res) {
 std::string show_request(const Attempt& a) {
   std::string out = "POST " + a.path + "\n";
   for (const auto& [name, value] : a.to_request().headers)
-    out += "  " + name + ": " + (name == "Authorization" ? value.substr(0, 16) + "..." : value) + "\n";
+    out += "  " + name + ": " + redacted_header_value(name, value) + "\n";
   return out + "  " + shorten(a.body);
 }
 
@@ -223,8 +223,19 @@ void CheckRun::restart() {
   history_.fault(check_.name, "restart", "same database, " + target_.address().authority());
 }
 
+void CheckRun::add_finding(Finding finding) { findings_.push_back(std::move(finding)); }
+
 void CheckRun::fail(Anomaly anomaly, std::string what, const Attempt* attempt, const Exchange* x,
                     std::string expected) {
+  add_finding(finding_with_evidence(anomaly, std::move(what), attempt, x, std::move(expected)));
+}
+
+void CheckRun::add_to_last_finding(const std::string& words) {
+  if (!findings_.empty()) findings_.back().what += words;
+}
+
+Finding CheckRun::finding_with_evidence(Anomaly anomaly, std::string what, const Attempt* attempt,
+                                        const Exchange* x, std::string expected) {
   std::string hint;
   // A connection turned away while the server runs is a transport fault, not the lesson's: say so, and point
   // at the server's accept queue and threads. The check still fails: clients would see these errors too.
@@ -240,8 +251,12 @@ void CheckRun::fail(Anomaly anomaly, std::string what, const Attempt* attempt, c
     what += "; the connection was " + how + " before any answer: " + why + " (this is not an idempotency fault)";
     hint = kTransportHint;
   }
-  findings_.push_back({anomaly, std::move(what), attempt ? show_request(*attempt) : "", x ? show_exchange(*x) : "",
-                       std::move(expected), std::move(hint)});
+  return Finding{.anomaly = anomaly,
+                 .what = std::move(what),
+                 .sent = attempt ? show_request(*attempt) : "",
+                 .received = x ? show_exchange(*x) : "",
+                 .expected = std::move(expected),
+                 .hint = std::move(hint)};
 }
 
 // The contract's only 409 is request-in-progress, which a client retries; any other 409 it takes as final.
@@ -284,13 +299,15 @@ bool CheckRun::expect_status(const Exchange& x, const Attempt& a, std::initializ
     // The right problem in another envelope: not another outcome, but a client that tells a problem by its
     // media type will not see one. A replay (Idempotent-Replayed: true) did not replay its stored Content-Type.
     bool replayed = x.response->header("Idempotent-Replayed").value_or("") == "true";
-    fail(replayed ? Anomaly::ReplayMismatch : Anomaly::ContractShape,
-         who + "answered " + std::to_string(x.response->status) + " " + problem_type +
-             ": the body is the right problem, but its Content-Type is " + (media.empty() ? "missing" : media) +
-             ", not application/problem+json",
-         &a, &x, want);
-    findings_.back().hint = replayed ? "store the response's Content-Type with its body, and replay both"
-                                     : "send every problem with Content-Type: application/problem+json";
+    Finding finding = finding_with_evidence(
+        replayed ? Anomaly::ReplayMismatch : Anomaly::ContractShape,
+        who + "answered " + std::to_string(x.response->status) + " " + problem_type +
+            ": the body is the right problem, but its Content-Type is " + (media.empty() ? "missing" : media) +
+            ", not application/problem+json",
+        &a, &x, want);
+    finding.hint = replayed ? "store the response's Content-Type with its body, and replay both"
+                            : "send every problem with Content-Type: application/problem+json";
+    add_finding(std::move(finding));
     return false;
   }
   return true;

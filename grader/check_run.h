@@ -2,12 +2,15 @@
 // LAB.md "The grader".
 //
 //   void lost_response_retry(CheckRun& run) {
-//     auto& w = run.world();
-//     Intent& pay = w.transfer(alice, a, b, 700);
-//     run.send(pay.attempt().lost());                 // the response is lost on the client side
-//     Exchange x = run.settle(pay.attempt());          // retry until a definite answer
-//     run.expect_status(x, pay.attempt(), {200, 201});
-//     pay.expect_moves = 1;                            // the auditor checks the money
+//     World& w = run.world();
+//     ClientInfo& alice = w.client("alice");
+//     Account& from = w.account(alice, 50'000);
+//     Intent& pay = w.transfer(alice, from, w.account(alice, 0), 700);
+//     pay.expect_moves = 1;                            // the auditor checks the money in finish()
+//     run.send(pay.attempt().lost());                  // the response is lost on the client side
+//     const Attempt retry = pay.attempt();
+//     Exchange x = run.settle(retry);                  // retry until a definite answer
+//     run.expect_status(x, retry, {200, 201});         // else a finding, the exchange as its evidence
 //   }
 //
 // Sending never re-sends on its own: settle() is the only place that retries, and only what a client
@@ -78,15 +81,22 @@ class CheckRun {
   void sigkill(const std::string& why);             // SIGKILL of the group now; restart with restart()
   void restart();
 
-  // Findings. expect_status adds one (with the exchange as evidence) unless the status is one of those
-  // given and, if problem_type is not empty, the body is a problem+json of that type. A finding whose
-  // exchange lost its connection before any answer (refused, reset, never accepted) is named a transport
-  // fault (no-response, with a hint about the server's accept queue and threads), whatever the check asked.
+  // Findings: every failed expectation of the check is added through these, and only these.
+  //   run.add_finding({.anomaly = Anomaly::PolicyMismatch, .what = "\"stored_statuses\" does not list 201",
+  //                    .operation = "GET /idempotency-policy", .received = got});
+  // fail() is the same with a request the check sent as its evidence: the attempt and its exchange are shown
+  // as sent and received, and a finding whose exchange lost its connection before any answer (refused, reset,
+  // never accepted) is named a transport fault (no-response, with a hint about the server's accept queue and
+  // threads), whatever the check asked. expect_status fails (with the exchange as evidence) unless the status
+  // is one of those given and, if problem_type is not empty, the body is a problem+json of that type.
+  void add_finding(Finding finding);
   void fail(Anomaly anomaly, std::string what, const Attempt* attempt = nullptr, const Exchange* x = nullptr,
             std::string expected = "");
   bool expect_status(const Exchange& x, const Attempt& attempt, std::initializer_list<int> statuses,
                      const std::string& problem_type = "", Anomaly anomaly = Anomaly::WrongStatus);
-  std::vector<Finding>& findings() { return findings_; }
+  // Appends words to the last finding's `what`: the case a loop was trying when it failed (" (amount 0)").
+  void add_to_last_finding(const std::string& words);
+  const std::vector<Finding>& findings() const { return findings_; }
 
   // After the body: waits for every request the check sent to end, reads the ledger and the balances
   // from one quiet moment, and adds the auditor's findings.
@@ -114,6 +124,9 @@ class CheckRun {
   void add_caveat(const std::string& text);
 
   void report_unretried_409(const Attempt& attempt, const Exchange& x);
+  // fail()'s finding, before it is added: the attempt and the exchange as evidence, a transport fault named.
+  Finding finding_with_evidence(Anomaly anomaly, std::string what, const Attempt* attempt, const Exchange* x,
+                                std::string expected);
 
   std::vector<Finding> findings_;
   std::set<std::int64_t> unretried_409s_;  // done_ns of the 409s settle() gave back and reported

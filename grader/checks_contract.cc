@@ -40,14 +40,18 @@ const char* type_name(Type t) {
   return "?";
 }
 
-// Parses the body and checks the named members' types; adds a contract-shape finding naming `operation`.
+// Parses the body and checks the named members' types; adds a contract-shape finding about `operation`.
 std::optional<Json> shape(CheckRun& run, const std::string& operation, const HttpResponse& res, int status,
                           std::initializer_list<std::pair<const char*, Type>> members,
                           const std::string& media = "application/json") {
   std::string got = std::to_string(res.status) + " " + res.header("Content-Type").value_or("(no Content-Type)") +
                     "\n  " + res.body.substr(0, 400);
   auto fail = [&](const std::string& why, const std::string& hint = "") {
-    run.findings().push_back({Anomaly::ContractShape, operation + ": " + why, operation, got, "", hint});
+    run.add_finding({.anomaly = Anomaly::ContractShape,
+                     .what = operation + ": " + why,
+                     .operation = operation,
+                     .received = got,
+                     .hint = hint});
     return std::nullopt;
   };
   if (res.status != status)
@@ -70,18 +74,24 @@ std::optional<Json> shape(CheckRun& run, const std::string& operation, const Htt
 
 void expect_equal(CheckRun& run, const std::string& operation, const Json& body, const char* member, const Json& want) {
   if (body.value(member, Json()) != want)
-    run.findings().push_back(
-        {Anomaly::ContractShape,
-         operation + ": \"" + member + "\" is " + body.value(member, Json()).dump() + ", expected " + want.dump(),
-         operation, body.dump(), want.dump(), operation + " answers \"" + member + "\": " + want.dump()});
+    run.add_finding({.anomaly = Anomaly::ContractShape,
+                     .what = operation + ": \"" + member + "\" is " + body.value(member, Json()).dump() +
+                             ", expected " + want.dump(),
+                     .operation = operation,
+                     .received = body.dump(),
+                     .expected = want.dump(),
+                     .hint = operation + " answers \"" + member + "\": " + want.dump()});
 }
 
 void healthz(CheckRun& run) {
   HttpRequest req{"GET", "/healthz", {}, ""};
   Exchange x = exchange(run.target().address(), req);
   if (!x.response || x.response->status != 200)
-    run.findings().push_back(
-        {Anomaly::ContractShape, "GET /healthz did not answer 200", "GET /healthz", show_exchange(x), "200"});
+    run.add_finding({.anomaly = Anomaly::ContractShape,
+                     .what = "GET /healthz did not answer 200",
+                     .sent = "GET /healthz",
+                     .received = show_exchange(x),
+                     .expected = "200"});
 }
 
 void admin_auth(CheckRun& run) {
@@ -94,8 +104,10 @@ void admin_auth(CheckRun& run) {
                        "application/problem+json")) {
       if (problem_type_of(*x.response) != "unauthorized") expect_equal(run, op, *j, "type", "/problems/unauthorized");
       if (x.response->header("WWW-Authenticate").value_or("").rfind("Bearer", 0) != 0)
-        run.findings().push_back(
-            {Anomaly::ContractShape, op + ": no \"WWW-Authenticate: Bearer\" header", op, show_exchange(x), ""});
+        run.add_finding({.anomaly = Anomaly::ContractShape,
+                         .what = op + ": no \"WWW-Authenticate: Bearer\" header",
+                         .operation = op,
+                         .received = show_exchange(x)});
     }
   }
 }
@@ -170,7 +182,10 @@ void ledger(CheckRun& run) {
                  {{"entries", Type::Array}, {"next", Type::IntegerOrNull}});
   if (!j) return;
   if ((*j)["entries"].size() != 1)
-    return run.findings().push_back({Anomaly::ContractShape, op + ": expected exactly 1 entry", op, j->dump(), ""});
+    return run.add_finding({.anomaly = Anomaly::ContractShape,
+                            .what = op + ": expected exactly 1 entry",
+                            .operation = op,
+                            .received = j->dump()});
   // This is the last page, and it is exactly full: next is null, no empty page follows. A cursor is wrong only
   // if the page it names is empty: on a shared (--url) server another client may have written since.
   if (!(*j)["next"].is_null()) {
@@ -178,12 +193,14 @@ void ledger(CheckRun& run) {
     auto following = run.api().admin("GET", "/admin/ledger?after=" + std::to_string(after) + "&limit=1");
     auto page = Json::parse(following.body, nullptr, false);
     if (page.is_object() && page.contains("entries") && page["entries"].empty())
-      run.findings().push_back({Anomaly::ContractShape,
-                                op + ": \"next\" is " + std::to_string(after) +
-                                    " on the last page (exactly full), and the page it names is empty",
-                                op, j->dump(),
-                                "\"next\": null on the last page, also when it holds exactly limit entries",
-                                "\"next\" names a page only when more entries follow: read limit + 1 entries to know"});
+      run.add_finding({.anomaly = Anomaly::ContractShape,
+                       .what = op + ": \"next\" is " + std::to_string(after) +
+                               " on the last page (exactly full), and the page it names is empty",
+                       .operation = op,
+                       .received = j->dump(),
+                       .expected = "\"next\": null on the last page, also when it holds exactly limit entries",
+                       .hint = "\"next\" names a page only when more entries follow: read limit + 1 entries "
+                               "to know"});
   }
   HttpResponse entry{200, {{"Content-Type", "application/json"}}, (*j)["entries"][0].dump()};
   auto e = shape(run, op + " entries[0]", entry, 200,
@@ -215,10 +232,12 @@ void problem_document(CheckRun& run) {
 void lab_clock(CheckRun& run) {
   auto res = run.api().admin("POST", "/admin/clock", R"({"advance_ms":1})");
   if (res.status == 403)
-    return run.findings().push_back({Anomaly::ContractShape,
-                                     "POST /admin/clock answered 403: start the server with --lab-controls "
-                                     "(the grader needs Lab-Delay-Ms, Lab-Crash and the lab clock)",
-                                     "POST /admin/clock {\"advance_ms\":1}", res.body, "200 {\"now_ms\": ...}"});
+    return run.add_finding({.anomaly = Anomaly::ContractShape,
+                            .what = "POST /admin/clock answered 403: start the server with --lab-controls "
+                                    "(the grader needs Lab-Delay-Ms, Lab-Crash and the lab clock)",
+                            .sent = "POST /admin/clock {\"advance_ms\":1}",
+                            .received = res.body,
+                            .expected = "200 {\"now_ms\": ...}"});
   shape(run, "POST /admin/clock", res, 200, {{"now_ms", Type::Integer}});
 }
 
@@ -226,31 +245,64 @@ void lab_clock(CheckRun& run) {
 
 std::vector<Check> contract_checks() {
   return {
-      {"stage0.healthz", 0, "GET /healthz answers 200", "The process", "answer GET /healthz once ready", Needs::Nothing,
-       healthz},
-      {"stage0.admin-auth", 0, "admin endpoints refuse a missing or wrong token with 401 problem+json",
-       "Authentication",
-       "compare the bearer token with --admin-token; answer 401 /problems/unauthorized with WWW-Authenticate: Bearer",
-       Needs::Nothing, admin_auth},
-      {"stage0.admin-clients-accounts", 0, "clients and accounts are created and read with the contract's fields",
-       "Admin endpoints",
-       "POST /admin/clients, POST /admin/accounts and GET /accounts/{id} return the documented members", Needs::Nothing,
-       admin_clients_and_accounts},
-      {"stage0.transfer-shape", 0, "a transfer answers 201 with the ledger entry and from_balance_after",
-       "Client endpoints", "the 201 body is the ledger entry plus from_balance_after", Needs::Nothing,
-       [](CheckRun& r) { money_operation(r, true); }},
-      {"stage0.payout-shape", 0, "a payout answers 201 with the ledger entry and from_balance_after",
-       "Client endpoints",
-       "the 201 body is the ledger entry (destination instead of to_account) plus from_balance_after", Needs::Nothing,
-       [](CheckRun& r) { money_operation(r, false); }},
-      {"stage0.ledger-shape", 0, "GET /admin/ledger pages entries with after, limit and next", "Admin endpoints",
-       "entries ordered by id; next is the last entry's id while more follow, null on the last page (even a full one)",
-       Needs::Nothing, ledger},
-      {"stage0.problem-shape", 0, "errors are problem+json documents with type, title, status and detail",
-       "Errors: problem+json", "Content-Type: application/problem+json and the four members", Needs::Nothing,
-       problem_document},
-      {"stage0.lab-clock", 0, "POST /admin/clock moves the lab clock (--lab-controls)", "The lab clock",
-       "start the server with --lab-controls", Needs::Nothing, lab_clock},
+      {.name = "stage0.healthz",
+       .stage = 0,
+       .title = "GET /healthz answers 200",
+       .section = "The process",
+       .hint = "answer GET /healthz once ready",
+       .needs = Needs::Nothing,
+       .run = healthz},
+      {.name = "stage0.admin-auth",
+       .stage = 0,
+       .title = "admin endpoints refuse a missing or wrong token with 401 problem+json",
+       .section = "Authentication",
+       .hint = "compare the bearer token with --admin-token; answer 401 /problems/unauthorized with WWW-Authenticate: "
+               "Bearer",
+       .needs = Needs::Nothing,
+       .run = admin_auth},
+      {.name = "stage0.admin-clients-accounts",
+       .stage = 0,
+       .title = "clients and accounts are created and read with the contract's fields",
+       .section = "Admin endpoints",
+       .hint = "POST /admin/clients, POST /admin/accounts and GET /accounts/{id} return the documented members",
+       .needs = Needs::Nothing,
+       .run = admin_clients_and_accounts},
+      {.name = "stage0.transfer-shape",
+       .stage = 0,
+       .title = "a transfer answers 201 with the ledger entry and from_balance_after",
+       .section = "Client endpoints",
+       .hint = "the 201 body is the ledger entry plus from_balance_after",
+       .needs = Needs::Nothing,
+       .run = [](CheckRun& r) { money_operation(r, true); }},
+      {.name = "stage0.payout-shape",
+       .stage = 0,
+       .title = "a payout answers 201 with the ledger entry and from_balance_after",
+       .section = "Client endpoints",
+       .hint = "the 201 body is the ledger entry (destination instead of to_account) plus from_balance_after",
+       .needs = Needs::Nothing,
+       .run = [](CheckRun& r) { money_operation(r, false); }},
+      {.name = "stage0.ledger-shape",
+       .stage = 0,
+       .title = "GET /admin/ledger pages entries with after, limit and next",
+       .section = "Admin endpoints",
+       .hint = "entries ordered by id; next is the last entry's id while more follow, null on the last page (even a "
+               "full one)",
+       .needs = Needs::Nothing,
+       .run = ledger},
+      {.name = "stage0.problem-shape",
+       .stage = 0,
+       .title = "errors are problem+json documents with type, title, status and detail",
+       .section = "Errors: problem+json",
+       .hint = "Content-Type: application/problem+json and the four members",
+       .needs = Needs::Nothing,
+       .run = problem_document},
+      {.name = "stage0.lab-clock",
+       .stage = 0,
+       .title = "POST /admin/clock moves the lab clock (--lab-controls)",
+       .section = "The lab clock",
+       .hint = "start the server with --lab-controls",
+       .needs = Needs::Nothing,
+       .run = lab_clock},
   };
 }
 

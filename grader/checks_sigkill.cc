@@ -67,13 +67,13 @@ void sigkill_burst(CheckRun& run) {
 }  // namespace
 
 Check sigkill_check() {
-  return {"stage4.sigkill-burst",
-          4,
-          "a SIGKILL during a burst of retries moves each intent at most once, and once if told success",
-          "Stage 4: in_progress, then completed",
-          "the money and the key's completion commit together; a restart loses nothing committed",
-          Needs::Restart,
-          sigkill_burst};
+  return {.name = "stage4.sigkill-burst",
+          .stage = 4,
+          .title = "a SIGKILL during a burst of retries moves each intent at most once, and once if told success",
+          .section = "Stage 4: in_progress, then completed",
+          .hint = "the money and the key's completion commit together; a restart loses nothing committed",
+          .needs = Needs::Restart,
+          .run = sigkill_burst};
 }
 
 }  // namespace grader

@@ -146,7 +146,7 @@ void invalid_requests(CheckRun& run) {
     i.max_moves = 0;
     Attempt a = c.make(i, other);
     Exchange x = run.settle(a);
-    if (!run.expect_status(x, a, {c.status}, c.problem)) run.findings().back().what += " (" + std::string(c.what) + ")";
+    if (!run.expect_status(x, a, {c.status}, c.problem)) run.add_to_last_finding(" (" + std::string(c.what) + ")");
   }
   // Payouts have their own fields.
   using PayoutEdit = std::function<Attempt(const Intent&)>;
@@ -161,7 +161,7 @@ void invalid_requests(CheckRun& run) {
     p.max_moves = 0;
     Attempt a = edit(p);
     Exchange x = run.settle(a);
-    if (!run.expect_status(x, a, {400}, "invalid-field")) run.findings().back().what += std::string(" (") + what + ")";
+    if (!run.expect_status(x, a, {400}, "invalid-field")) run.add_to_last_finding(std::string(" (") + what + ")");
   }
 }
 
@@ -246,24 +246,62 @@ void conservation(CheckRun& run) {
 
 std::vector<Check> stage1_checks() {
   return {
-      {"stage1.transfer-moves-amount", 1, "a transfer moves exactly its amount", "Stage 1: the naive server",
-       "debit from_account and credit to_account by amount, in one transaction", Needs::Nothing, transfer_moves_amount},
-      {"stage1.payout-moves-amount", 1, "a payout moves exactly its amount out of the bank", "Client endpoints",
-       "debit from_account by amount; the money leaves the bank", Needs::Nothing, payout_moves_amount},
-      {"stage1.invalid-requests", 1, "every invalid request gets its 4xx problem+json and moves nothing",
-       "Status codes and their order", "validate the whole body before anything moves; see the problem registry",
-       Needs::Nothing, invalid_requests},
-      {"stage1.overdraft", 1, "an overdraft gets 402 and moves nothing", "The bank",
-       "check the balance inside the write transaction; 402 /problems/insufficient-funds", Needs::Nothing, overdraft},
-      {"stage1.no-token", 1, "a request without a valid token gets 401 and moves nothing", "Authentication",
-       "authenticate before anything else", Needs::Nothing, unauthorized},
-      {"stage1.foreign-account", 1, "another client's account is 404 and moves nothing", "Status codes and their order",
-       "an account the caller does not own answers like a missing one", Needs::Nothing, foreign_account},
-      {"stage1.concurrent-distinct", 1, "32 simultaneous distinct transfers all apply", "HTTP",
-       "serve requests concurrently; a busy database is 503, never a lost transfer", Needs::Nothing,
-       concurrent_distinct},
-      {"stage1.conservation", 1, "money is conserved across a mixed burst", "The bank",
-       "balances plus payouts always equal the opening balances", Needs::Nothing, conservation},
+      {.name = "stage1.transfer-moves-amount",
+       .stage = 1,
+       .title = "a transfer moves exactly its amount",
+       .section = "Stage 1: the naive server",
+       .hint = "debit from_account and credit to_account by amount, in one transaction",
+       .needs = Needs::Nothing,
+       .run = transfer_moves_amount},
+      {.name = "stage1.payout-moves-amount",
+       .stage = 1,
+       .title = "a payout moves exactly its amount out of the bank",
+       .section = "Client endpoints",
+       .hint = "debit from_account by amount; the money leaves the bank",
+       .needs = Needs::Nothing,
+       .run = payout_moves_amount},
+      {.name = "stage1.invalid-requests",
+       .stage = 1,
+       .title = "every invalid request gets its 4xx problem+json and moves nothing",
+       .section = "Status codes and their order",
+       .hint = "validate the whole body before anything moves; see the problem registry",
+       .needs = Needs::Nothing,
+       .run = invalid_requests},
+      {.name = "stage1.overdraft",
+       .stage = 1,
+       .title = "an overdraft gets 402 and moves nothing",
+       .section = "The bank",
+       .hint = "check the balance inside the write transaction; 402 /problems/insufficient-funds",
+       .needs = Needs::Nothing,
+       .run = overdraft},
+      {.name = "stage1.no-token",
+       .stage = 1,
+       .title = "a request without a valid token gets 401 and moves nothing",
+       .section = "Authentication",
+       .hint = "authenticate before anything else",
+       .needs = Needs::Nothing,
+       .run = unauthorized},
+      {.name = "stage1.foreign-account",
+       .stage = 1,
+       .title = "another client's account is 404 and moves nothing",
+       .section = "Status codes and their order",
+       .hint = "an account the caller does not own answers like a missing one",
+       .needs = Needs::Nothing,
+       .run = foreign_account},
+      {.name = "stage1.concurrent-distinct",
+       .stage = 1,
+       .title = "32 simultaneous distinct transfers all apply",
+       .section = "HTTP",
+       .hint = "serve requests concurrently; a busy database is 503, never a lost transfer",
+       .needs = Needs::Nothing,
+       .run = concurrent_distinct},
+      {.name = "stage1.conservation",
+       .stage = 1,
+       .title = "money is conserved across a mixed burst",
+       .section = "The bank",
+       .hint = "balances plus payouts always equal the opening balances",
+       .needs = Needs::Nothing,
+       .run = conservation},
   };
 }
 

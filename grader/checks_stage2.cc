@@ -47,7 +47,7 @@ void key_required(CheckRun& run) {
     bool tolerated =
         *c.also_accepted && x.response && x.response->status == 400 && problem_type_of(*x.response) == c.also_accepted;
     if (!tolerated && !run.expect_status(x, a, {400}, c.problem))
-      run.findings().back().what += std::string(" (") + c.what + ")";
+      run.add_to_last_finding(std::string(" (") + c.what + ")");
   }
 }
 
@@ -125,22 +125,48 @@ void simultaneous_identical(CheckRun& run, int copies, int bursts) {
 std::vector<Check> stage2_checks() {
   const std::string section = "Stage 2: a key table with a UNIQUE constraint";
   return {
-      {"stage2.key-required", 2, "a missing, empty or malformed Idempotency-Key gets its 400 and moves nothing",
-       "The Idempotency-Key header", "parse the header as an sf-string before anything else (after auth)",
-       Needs::Nothing, key_required},
-      {"stage2.longest-key", 2, "a key of 255 characters with \\\" and \\\\ escapes is accepted, and is one key",
-       "The Idempotency-Key header", "unquote the sf-string first; the limit is 255 characters after unquoting",
-       Needs::Nothing, longest_key_accepted},
-      {"stage2.rejected-body-keeps-key", 2, "a 400 body does not burn its key", "Status codes and their order",
-       "validate the body before the key is stored", Needs::Nothing, rejected_body_keeps_key},
-      {"stage2.lost-response-retry", 2, "a retry after a lost response moves money once", section,
-       "store the key so a repeat finds it; a repeat must not execute again", Needs::Nothing, lost_response_retry},
-      {"stage2.simultaneous-2", 2, "2 simultaneous identical requests move money once", section,
-       "let the UNIQUE constraint decide who is first, not a SELECT before the INSERT", Needs::Nothing,
-       [](CheckRun& r) { simultaneous_identical(r, 2, 1); }},
-      {"stage2.simultaneous-16", 2, "16 simultaneous identical requests move money once, in each of 24 bursts",
-       section, "let the UNIQUE constraint decide who is first, not a SELECT before the INSERT", Needs::Nothing,
-       [](CheckRun& r) { simultaneous_identical(r, 16, kRaceBursts); }},
+      {.name = "stage2.key-required",
+       .stage = 2,
+       .title = "a missing, empty or malformed Idempotency-Key gets its 400 and moves nothing",
+       .section = "The Idempotency-Key header",
+       .hint = "parse the header as an sf-string before anything else (after auth)",
+       .needs = Needs::Nothing,
+       .run = key_required},
+      {.name = "stage2.longest-key",
+       .stage = 2,
+       .title = "a key of 255 characters with \\\" and \\\\ escapes is accepted, and is one key",
+       .section = "The Idempotency-Key header",
+       .hint = "unquote the sf-string first; the limit is 255 characters after unquoting",
+       .needs = Needs::Nothing,
+       .run = longest_key_accepted},
+      {.name = "stage2.rejected-body-keeps-key",
+       .stage = 2,
+       .title = "a 400 body does not burn its key",
+       .section = "Status codes and their order",
+       .hint = "validate the body before the key is stored",
+       .needs = Needs::Nothing,
+       .run = rejected_body_keeps_key},
+      {.name = "stage2.lost-response-retry",
+       .stage = 2,
+       .title = "a retry after a lost response moves money once",
+       .section = section,
+       .hint = "store the key so a repeat finds it; a repeat must not execute again",
+       .needs = Needs::Nothing,
+       .run = lost_response_retry},
+      {.name = "stage2.simultaneous-2",
+       .stage = 2,
+       .title = "2 simultaneous identical requests move money once",
+       .section = section,
+       .hint = "let the UNIQUE constraint decide who is first, not a SELECT before the INSERT",
+       .needs = Needs::Nothing,
+       .run = [](CheckRun& r) { simultaneous_identical(r, 2, 1); }},
+      {.name = "stage2.simultaneous-16",
+       .stage = 2,
+       .title = "16 simultaneous identical requests move money once, in each of 24 bursts",
+       .section = section,
+       .hint = "let the UNIQUE constraint decide who is first, not a SELECT before the INSERT",
+       .needs = Needs::Nothing,
+       .run = [](CheckRun& r) { simultaneous_identical(r, 16, kRaceBursts); }},
   };
 }
 

@@ -66,7 +66,7 @@ void changed_other_fields(CheckRun& run) {
     Attempt other = pay.attempt().with_body(change.body(pay));
     Exchange x = run.settle(other, Settle{.nothing_running = true});
     if (!run.expect_status(x, other, {422}, "idempotency-key-reused", anomaly_of_wrong_answer(x, Anomaly::FingerprintIgnored)))
-      run.findings().back().what += std::string(" (") + change.what + ")";
+      run.add_to_last_finding(std::string(" (") + change.what + ")");
   }
   Intent& payout = run.world().payout(*alice, *from, affordable_amount(run, *from));
   payout.expect_moves = 1;
@@ -76,7 +76,7 @@ void changed_other_fields(CheckRun& run) {
   Exchange moved = run.settle(elsewhere, Settle{.nothing_running = true});
   if (!run.expect_status(moved, elsewhere, {422}, "idempotency-key-reused",
                          anomaly_of_wrong_answer(moved, Anomaly::FingerprintIgnored)))
-    run.findings().back().what += " (payout to another destination)";
+    run.add_to_last_finding(" (payout to another destination)");
 }
 
 // The same transfer, written three other ways.
@@ -146,7 +146,7 @@ void equivalent_body(CheckRun& run) {
                                                       kMetadataRespelled[variant - 4]);
     Attempt same = pay.attempt().with_body(body);
     if (!run.expect_status(run.settle(same), same, {200, 201}, "", Anomaly::FingerprintTooStrict))
-      run.findings().back().what += std::string(" (") + how[variant] + ")";
+      run.add_to_last_finding(std::string(" (") + how[variant] + ")");
   }
 }
 
@@ -155,22 +155,42 @@ void equivalent_body(CheckRun& run) {
 std::vector<Check> stage3_checks() {
   const std::string section = "Stage 3: the canonical fingerprint";
   return {
-      {"stage3.changed-amount", 3, "the same key with another amount gets 422 and moves nothing more", section,
-       "store a fingerprint of the body with the key; compare it on every repeat", Needs::Nothing,
-       [](CheckRun& r) { changed_body(r, Change::Amount); }},
-      {"stage3.changed-recipient", 3, "the same key with another recipient gets 422 and moves nothing more", section,
-       "store a fingerprint of the body with the key; compare it on every repeat", Needs::Nothing,
-       [](CheckRun& r) { changed_body(r, Change::Recipient); }},
-      {"stage3.changed-other-fields", 3,
-       "the same key with another memo, currency, source or payout destination gets 422 and moves nothing more",
-       section, "fingerprint the whole canonical body, every member as sent", Needs::Nothing, changed_other_fields},
-      {"stage3.changed-metadata", 3, "the same key with another metadata value gets 422 and moves nothing more",
-       section, "fingerprint the whole body, metadata included, not only the fields the bank reads", Needs::Nothing,
-       [](CheckRun& r) { changed_body(r, Change::Metadata); }},
-      {"stage3.equivalent-body", 3,
-       "the same body reordered, re-spaced, escaped or with numbers spelled differently is the same request", section,
-       "fingerprint the RFC 8785 canonical form, not the raw bytes nor a re-serialization with sorted keys",
-       Needs::Nothing, equivalent_body},
+      {.name = "stage3.changed-amount",
+       .stage = 3,
+       .title = "the same key with another amount gets 422 and moves nothing more",
+       .section = section,
+       .hint = "store a fingerprint of the body with the key; compare it on every repeat",
+       .needs = Needs::Nothing,
+       .run = [](CheckRun& r) { changed_body(r, Change::Amount); }},
+      {.name = "stage3.changed-recipient",
+       .stage = 3,
+       .title = "the same key with another recipient gets 422 and moves nothing more",
+       .section = section,
+       .hint = "store a fingerprint of the body with the key; compare it on every repeat",
+       .needs = Needs::Nothing,
+       .run = [](CheckRun& r) { changed_body(r, Change::Recipient); }},
+      {.name = "stage3.changed-other-fields",
+       .stage = 3,
+       .title =
+           "the same key with another memo, currency, source or payout destination gets 422 and moves nothing more",
+       .section = section,
+       .hint = "fingerprint the whole canonical body, every member as sent",
+       .needs = Needs::Nothing,
+       .run = changed_other_fields},
+      {.name = "stage3.changed-metadata",
+       .stage = 3,
+       .title = "the same key with another metadata value gets 422 and moves nothing more",
+       .section = section,
+       .hint = "fingerprint the whole body, metadata included, not only the fields the bank reads",
+       .needs = Needs::Nothing,
+       .run = [](CheckRun& r) { changed_body(r, Change::Metadata); }},
+      {.name = "stage3.equivalent-body",
+       .stage = 3,
+       .title = "the same body reordered, re-spaced, escaped or with numbers spelled differently is the same request",
+       .section = section,
+       .hint = "fingerprint the RFC 8785 canonical form, not the raw bytes nor a re-serialization with sorted keys",
+       .needs = Needs::Nothing,
+       .run = equivalent_body},
   };
 }
 

@@ -75,13 +75,27 @@ void replay_burst(CheckRun& run) {
 std::vector<Check> stage5_checks() {
   const std::string section = "Stage 5: replay the stored response";
   return {
-      {"stage5.replay-byte-identical", 5, "a repeat after completion is byte-identical, even after the balance changed",
-       section, "store status, Content-Type and body bytes at completion; replay them with Idempotent-Replayed: true",
-       Needs::Nothing, replay_byte_identical},
-      {"stage5.replay-402", 5, "a stored 402 replays identically", section,
-       "a refusal is an outcome too: store it like a 201", Needs::Nothing, replay_402},
-      {"stage5.replay-burst", 5, "a burst of simultaneous repeats after completion is identical every time", section,
-       "replay from the stored bytes, never rebuild", Needs::Nothing, replay_burst},
+      {.name = "stage5.replay-byte-identical",
+       .stage = 5,
+       .title = "a repeat after completion is byte-identical, even after the balance changed",
+       .section = section,
+       .hint = "store status, Content-Type and body bytes at completion; replay them with Idempotent-Replayed: true",
+       .needs = Needs::Nothing,
+       .run = replay_byte_identical},
+      {.name = "stage5.replay-402",
+       .stage = 5,
+       .title = "a stored 402 replays identically",
+       .section = section,
+       .hint = "a refusal is an outcome too: store it like a 201",
+       .needs = Needs::Nothing,
+       .run = replay_402},
+      {.name = "stage5.replay-burst",
+       .stage = 5,
+       .title = "a burst of simultaneous repeats after completion is identical every time",
+       .section = section,
+       .hint = "replay from the stored bytes, never rebuild",
+       .needs = Needs::Nothing,
+       .run = replay_burst},
   };
 }
 

@@ -73,7 +73,7 @@ void foreign_client(CheckRun& run, bool same_body) {
   if (same_body) {
     bool leaked = x.response && first.response && x.response->body == first.response->body;
     run.expect_status(x, a, {404}, "not-found", Anomaly::ScopeLeak);
-    if (leaked) run.findings().back().what += ": it is alice's stored response, shown to bob";
+    if (leaked) run.add_to_last_finding(": it is alice's stored response, shown to bob");
     if (run.moves(hers) != 1)
       run.fail(Anomaly::DoubleApply, "alice's transfer moved " + std::to_string(run.moves(hers)) + " times");
   } else if (std::string leak = leak_in(x, first, his, hers); !leak.empty()) {
@@ -206,28 +206,37 @@ void policy(CheckRun& run) {
                          {"lease_seconds", facts.lease_seconds},
                          {"replay_header", "Idempotent-Replayed"}};
   std::string got = std::to_string(res.status) + " " + res.body.substr(0, 400);
+  const std::string operation = "GET /idempotency-policy";
   if (res.status != 200 || res.media_type() != "application/json")
-    return run.findings().push_back({Anomaly::PolicyMismatch,
-                                     "GET /idempotency-policy answered " + std::to_string(res.status),
-                                     "GET /idempotency-policy", got, "200 " + want.dump()});
-  nlohmann::json j = json_body_or_throw(res, "GET /idempotency-policy");
+    return run.add_finding({.anomaly = Anomaly::PolicyMismatch,
+                            .what = operation + " answered " + std::to_string(res.status),
+                            .operation = operation,
+                            .received = got,
+                            .expected = "200 " + want.dump()});
+  nlohmann::json j = json_body_or_throw(res, operation);
   for (const auto& [member, value] : want.items())
     if (!j.is_object() || j.value(member, nlohmann::json()) != value)
-      run.findings().push_back({Anomaly::PolicyMismatch,
-                                "\"" + member + "\" is " +
-                                    (j.is_object() ? j.value(member, nlohmann::json()).dump() : "missing") +
-                                    ", the server was started with (or behaves as) " + value.dump(),
-                                "GET /idempotency-policy", got, want.dump()});
+      run.add_finding({.anomaly = Anomaly::PolicyMismatch,
+                       .what = "\"" + member + "\" is " +
+                               (j.is_object() ? j.value(member, nlohmann::json()).dump() : "missing") +
+                               ", the server was started with (or behaves as) " + value.dump(),
+                       .operation = operation,
+                       .received = got,
+                       .expected = want.dump()});
   bool stores_201 = false;
   if (j.is_object() && j.contains("stored_statuses") && j["stored_statuses"].is_array())
     for (const auto& s : j["stored_statuses"]) stores_201 = stores_201 || s == 201;
   if (!stores_201)
-    run.findings().push_back(
-        {Anomaly::PolicyMismatch, "\"stored_statuses\" does not list 201", "GET /idempotency-policy", got, ""});
+    run.add_finding({.anomaly = Anomaly::PolicyMismatch,
+                     .what = "\"stored_statuses\" does not list 201",
+                     .operation = operation,
+                     .received = got});
   // How the fingerprint is described is free (a name, or an object with algorithm and input); it must be there.
   if (!j.is_object() || !j.contains("fingerprint") || !(j["fingerprint"].is_string() || j["fingerprint"].is_object()))
-    run.findings().push_back({Anomaly::PolicyMismatch, "\"fingerprint\" is missing (a string or an object)",
-                              "GET /idempotency-policy", got, ""});
+    run.add_finding({.anomaly = Anomaly::PolicyMismatch,
+                     .what = "\"fingerprint\" is missing (a string or an object)",
+                     .operation = operation,
+                     .received = got});
 }
 
 // What the policy says is stored must be what the server stores: a 402 listed in stored_statuses is
@@ -266,27 +275,64 @@ void policy_stored_outcomes(CheckRun& run) {
 std::vector<Check> stage6_checks() {
   const std::string section = "Stage 6: scope and retention";
   return {
-      {"stage6.foreign-same-body", 6, "another client's same key and body gets its own 404, never the first response",
-       section, "scope keys by (client, endpoint, key), and look the key up only after authentication", Needs::Nothing,
-       [](CheckRun& r) { foreign_client(r, true); }},
-      {"stage6.foreign-own-body", 6, "another client's same key with its own body is its own transfer", section,
-       "scope keys by (client, endpoint, key)", Needs::Nothing, [](CheckRun& r) { foreign_client(r, false); }},
-      {"stage6.endpoint-scope", 6, "the same key on /transfers and /payouts is two requests", section,
-       "the endpoint is part of the key's scope", Needs::Nothing, endpoint_scope},
-      {"stage6.key-ttl", 6, "before the TTL a repeat replays; after it the same request is a new transfer", section,
-       "expire keys --key-ttl seconds after first use, on the lab clock", Needs::Nothing, key_ttl},
-      {"stage6.expired-key-held", 6, "a key past its TTL whose first request still holds the lease is still in progress",
-       section, "delete an expired row only once it is completed or its lease has run out (claim and sweeper)",
-       Needs::OwnServer, expired_key_still_held, kTtlShorterThanLease},
-      {"stage6.outlived-key", 6, "a request slower than its lease and its key's TTL cannot complete the key's next life",
-       section, "name a claim by its row, never reuse an expired row: the next life is a new row", Needs::OwnServer,
-       outlived_key, kTtlAndLeaseShort},
-      {"stage6.policy-stored-outcomes", 6, "the statuses the policy says are stored are the ones replayed", section,
-       "publish in stored_statuses exactly the outcomes you complete the key with", Needs::Nothing,
-       policy_stored_outcomes},
-      {"stage6.policy", 6, "GET /idempotency-policy matches the flags and the behaviour", section,
-       "report scope, key_ttl_seconds, lease_seconds, fingerprint, stored_statuses, replay_header", Needs::Nothing,
-       policy},
+      {.name = "stage6.foreign-same-body",
+       .stage = 6,
+       .title = "another client's same key and body gets its own 404, never the first response",
+       .section = section,
+       .hint = "scope keys by (client, endpoint, key), and look the key up only after authentication",
+       .needs = Needs::Nothing,
+       .run = [](CheckRun& r) { foreign_client(r, true); }},
+      {.name = "stage6.foreign-own-body",
+       .stage = 6,
+       .title = "another client's same key with its own body is its own transfer",
+       .section = section,
+       .hint = "scope keys by (client, endpoint, key)",
+       .needs = Needs::Nothing,
+       .run = [](CheckRun& r) { foreign_client(r, false); }},
+      {.name = "stage6.endpoint-scope",
+       .stage = 6,
+       .title = "the same key on /transfers and /payouts is two requests",
+       .section = section,
+       .hint = "the endpoint is part of the key's scope",
+       .needs = Needs::Nothing,
+       .run = endpoint_scope},
+      {.name = "stage6.key-ttl",
+       .stage = 6,
+       .title = "before the TTL a repeat replays; after it the same request is a new transfer",
+       .section = section,
+       .hint = "expire keys --key-ttl seconds after first use, on the lab clock",
+       .needs = Needs::Nothing,
+       .run = key_ttl},
+      {.name = "stage6.expired-key-held",
+       .stage = 6,
+       .title = "a key past its TTL whose first request still holds the lease is still in progress",
+       .section = section,
+       .hint = "delete an expired row only once it is completed or its lease has run out (claim and sweeper)",
+       .needs = Needs::OwnServer,
+       .run = expired_key_still_held,
+       .own_server = kTtlShorterThanLease},
+      {.name = "stage6.outlived-key",
+       .stage = 6,
+       .title = "a request slower than its lease and its key's TTL cannot complete the key's next life",
+       .section = section,
+       .hint = "name a claim by its row, never reuse an expired row: the next life is a new row",
+       .needs = Needs::OwnServer,
+       .run = outlived_key,
+       .own_server = kTtlAndLeaseShort},
+      {.name = "stage6.policy-stored-outcomes",
+       .stage = 6,
+       .title = "the statuses the policy says are stored are the ones replayed",
+       .section = section,
+       .hint = "publish in stored_statuses exactly the outcomes you complete the key with",
+       .needs = Needs::Nothing,
+       .run = policy_stored_outcomes},
+      {.name = "stage6.policy",
+       .stage = 6,
+       .title = "GET /idempotency-policy matches the flags and the behaviour",
+       .section = section,
+       .hint = "report scope, key_ttl_seconds, lease_seconds, fingerprint, stored_statuses, replay_header",
+       .needs = Needs::Nothing,
+       .run = policy},
   };
 }
 

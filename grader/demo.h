@@ -1,8 +1,9 @@
 // demo.h: `grader demo`: narrated scenarios, one per failure mode, against the real stage servers.
 // LAB.md "The day" (the show).
 //
-//   grader demo                 lists the scenarios
-//   grader demo NAME [--step]   runs one on the stage that has the flaw, then on the stage that fixes it
+//   grader demo                                lists the scenarios
+//   grader demo NAME [--step] [--bin-dir DIR]  runs one on the stage that has the flaw, then on the one that
+//                                              fixes it; `grader demo all` runs every one in turn
 #pragma once
 
 #include <string>

@@ -77,6 +77,14 @@ Account Scene::account(const ClientInfo& owner, std::int64_t balance, const std:
   return Account{info.id, balance, currency, owner.token};
 }
 
+Scene::ClientWithTwoAccounts Scene::client_with_two_accounts(const std::string& name, std::int64_t balance,
+                                                            const std::string& currency) {
+  ClientInfo owner = client(name);
+  Account from = account(owner, balance, currency);
+  Account to = account(owner, 0, currency);
+  return {owner, from, to};
+}
+
 void Scene::show_balances(const std::string& when, const std::vector<Account>& accounts) {
   std::string line = "   balances " + when + ":";
   for (const auto& a : accounts) {

@@ -68,6 +68,13 @@ class Scene {
   // --- The bank (admin API; not shown as requests: it is the stage set, not the play) ---
   ClientInfo client(const std::string& name);
   Account account(const ClientInfo& owner, std::int64_t balance, const std::string& currency);
+  // Most stories' cast: a client with an account holding `balance` and an empty one, both in `currency`.
+  struct ClientWithTwoAccounts {
+    ClientInfo client;
+    Account from, to;
+  };
+  ClientWithTwoAccounts client_with_two_accounts(const std::string& name, std::int64_t balance,
+                                                 const std::string& currency);
   void show_balances(const std::string& when, const std::vector<Account>& accounts);
   std::vector<LedgerEntry> entries(const std::string& memo);  // the ledger entries carrying this memo
   int moves(const std::string& memo) { return static_cast<int>(entries(memo).size()); }

@@ -54,9 +54,7 @@ struct AfterCrash {
 // Alice's gift, a crash at `point` (Lab-Crash), a restart on the same database, and her app's retries.
 AfterCrash gift_crash_and_retry(Scene& scene, const std::string& key, std::int64_t cents, const std::string& memo,
                                 const char* point, const std::string& narration) {
-  auto alice = scene.client("alice");
-  auto from = scene.account(alice, 10'000, "USD");
-  auto to = scene.account(alice, 0, "USD");
+  auto [alice, from, to] = scene.client_with_two_accounts("alice", 10'000, "USD");
   const auto gift = scene.transfer(alice, key, transfer_body(from.id, to.id, cents, "USD", memo));
   scene.show_balances("before", {from, to});
 
@@ -98,9 +96,7 @@ Outcome crash_money_first(Scene& scene, const Outcome*) {
 }
 
 Outcome in_flight_done(Scene& scene, const Outcome*) {
-  auto alice = scene.client("alice");
-  auto from = scene.account(alice, 10'000, "USD");
-  auto to = scene.account(alice, 0, "USD");
+  auto [alice, from, to] = scene.client_with_two_accounts("alice", 10'000, "USD");
   const std::string memo = "gift 01";
   const auto gift = scene.transfer(alice, "gift-01", transfer_body(from.id, to.id, 500, "USD", memo));
   scene.show_balances("before", {from, to});

@@ -45,9 +45,7 @@ void lose_slow_answer(Scene& scene, const HttpRequest& request, const std::strin
 }
 
 Outcome lost_response(Scene& scene, const Outcome*) {
-  auto alice = scene.client("alice");
-  auto from = scene.account(alice, 10'000, "USD");
-  auto to = scene.account(alice, 0, "USD");
+  auto [alice, from, to] = scene.client_with_two_accounts("alice", 10'000, "USD");
   const std::string memo = "rent 2026-11";
   const auto rent = scene.transfer(alice, "rent-2026-11", transfer_body(from.id, to.id, 1'500, "USD", memo));
   scene.show_balances("before", {from, to});
@@ -65,9 +63,7 @@ Outcome lost_response(Scene& scene, const Outcome*) {
 }
 
 Outcome changed_amount(Scene& scene, const Outcome*) {
-  auto customer = scene.client("customer");
-  auto from = scene.account(customer, 1'000'000, "KRW");
-  auto to = scene.account(customer, 0, "KRW");
+  auto [customer, from, to] = scene.client_with_two_accounts("customer", 1'000'000, "KRW");
   const std::string memo = "counter 7731";
   const auto first = scene.transfer(customer, "counter-7731", transfer_body(from.id, to.id, 200'000, "KRW", memo));
   const auto corrected = scene.transfer(customer, "counter-7731", transfer_body(from.id, to.id, 300'000, "KRW", memo));
@@ -94,9 +90,7 @@ Outcome changed_amount(Scene& scene, const Outcome*) {
 }
 
 Outcome simultaneous_retries(Scene& scene, const Outcome* first_telling) {
-  auto alice = scene.client("alice");
-  auto from = scene.account(alice, 1'000'000, "USD");
-  auto to = scene.account(alice, 0, "USD");
+  auto [alice, from, to] = scene.client_with_two_accounts("alice", 1'000'000, "USD");
   scene.show_balances("before", {from, to});
 
   // The race is probabilistic: keep sending bursts until one moves money twice (or the bound is reached).

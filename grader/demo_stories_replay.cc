@@ -26,9 +26,7 @@ int status_of(const Exchange& x) { return x.response ? x.response->status : 0; }
 }  // namespace
 
 Outcome recomputed_response(Scene& scene, const Outcome*) {
-  auto alice = scene.client("alice");
-  auto from = scene.account(alice, 10'000, "USD");
-  auto to = scene.account(alice, 0, "USD");
+  auto [alice, from, to] = scene.client_with_two_accounts("alice", 10'000, "USD");
   const auto rent = scene.transfer(alice, "rent-2026-03", transfer_body(from.id, to.id, 1'500, "USD", "rent"));
   const auto groceries = scene.transfer(alice, "groceries-17", transfer_body(from.id, to.id, 1'000, "USD", "groceries"));
   scene.show_balances("before", {from, to});
@@ -110,9 +108,7 @@ Outcome retry_after_expiry(Scene& scene, const Outcome*) {
                  std::to_string(ttl) + " s.");
   }
 
-  auto alice = scene.client("alice");
-  auto from = scene.account(alice, 10'000, "USD");
-  auto to = scene.account(alice, 0, "USD");
+  auto [alice, from, to] = scene.client_with_two_accounts("alice", 10'000, "USD");
   const std::string memo = "rent";
   const auto rent = scene.transfer(alice, "rent-2026-03", transfer_body(from.id, to.id, 1'500, "USD", memo));
   scene.show_balances("before", {from, to});

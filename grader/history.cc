@@ -55,19 +55,26 @@ std::string_view to_string(EventType type) {
 
 namespace {
 
-// A history may be shared (a bug report, the playground) and the server it came from may still run (--url):
-// bearer tokens are cut to their first kTokenCharsKept characters, enough to tell the clients apart.
+// A history or a failure report may be shared (a bug report, the playground, Gradescope's output) and the
+// server it came from may still run (--url): bearer tokens are cut to their first kTokenCharsKept
+// characters, enough to tell the clients apart.
 constexpr std::size_t kTokenCharsKept = 12;
+constexpr std::string_view kBearer = "Bearer ";
 
-std::string redacted(const std::string& name, const std::string& value) {
-  bool is_authorization = name.size() == 13 && strncasecmp(name.c_str(), "Authorization", 13) == 0;
-  if (!is_authorization || value.size() <= kTokenCharsKept + 7) return value;   // 7: "Bearer "
-  return value.substr(0, kTokenCharsKept + 7) + "...";
+}  // namespace
+
+std::string redacted_header_value(std::string_view name, const std::string& value) {
+  bool is_authorization = name.size() == 13 && strncasecmp(name.data(), "Authorization", 13) == 0;
+  const std::size_t kept = kBearer.size() + kTokenCharsKept;
+  if (!is_authorization || value.size() <= kept) return value;
+  return value.substr(0, kept) + "...";
 }
+
+namespace {
 
 nlohmann::json headers_json(const Headers& headers) {
   auto list = nlohmann::json::array();
-  for (const auto& [name, value] : headers) list.push_back({name, redacted(name, value)});
+  for (const auto& [name, value] : headers) list.push_back({name, redacted_header_value(name, value)});
   return list;
 }
 

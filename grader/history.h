@@ -19,11 +19,16 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "grader/wire.h"
 
 namespace grader {
+
+// What the grader shows of a header's value, in a history and in a failure report: an Authorization value
+// cut after "Bearer " and 12 characters of the token, then "..."; a shorter one, or any other header, as is.
+std::string redacted_header_value(std::string_view name, const std::string& value);
 
 enum class EventType { Invoke, Ok, Fail, Unknown, Observe, Fault, Ended };
 std::string_view to_string(EventType type);
@@ -39,7 +44,7 @@ struct Event {
   std::optional<HttpResponse> response;  // ok and fail; ended, if the server answered
   std::string error;                     // unknown: why no response came; ended: how it ended, if not answered
   std::int64_t ledger_entries = 0;       // observe only
-  std::string fault;                     // fault only: "lab-crash", "sigkill", "restart", "clock"
+  std::string fault;                     // fault only: "lab-crash", "sigkill", "restart", "clock", "wait"
   std::string detail;                    // fault only
 };
 

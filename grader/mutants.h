@@ -1,7 +1,8 @@
 // mutants.h: `grader mutants`: the grader checks itself against realistic mistakes. LAB.md "The grader"
 // (mutants).
 //
-//   grader mutants --bin-dir build/stages [--mutants grader/mutants] [--seeds 10] [--only a,b]
+//   grader mutants --bin-dir build/stages [--mutants grader/mutants] [--seeds N] [--seed S] [--jobs N]
+//                  [--only a,b,...]
 //
 // A mutant is stage 6 with one small mistake a hurried engineer makes (grader/mutants/<name>.mutant says
 // which, and the anomaly that should name it; `make mutants` builds them as build/stages/mutant_<name>).

@@ -47,6 +47,18 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+// The line naming the openapi.yaml operation a finding is about, or "" if it names none. A finding about an
+// operation (no one request shows it) names the operation in the line too; one that shows its request
+// names only the operationId, since the request line is printed just above.
+std::string contract_line(const Finding& f) {
+  if (!f.operation.empty()) {
+    const std::string id = openapi_operation(f.operation);
+    return "  contract: " + f.operation + (id.empty() ? "" : " (openapi.yaml operation " + id + ")") + "\n";
+  }
+  const std::string id = openapi_operation(f.sent);
+  return id.empty() ? "" : "  contract: openapi.yaml operation " + id + "\n";
+}
+
 }  // namespace
 
 bool use_colour(int fd) {
@@ -85,8 +97,7 @@ std::string describe_failure(const CheckOutcome& o, const std::string& repeat_co
     out << (fixed_by > 0 ? " (stage " + std::to_string(fixed_by) + " fixes it)" : " (see the contract)");
     out << "\n";
     if (!f.sent.empty()) out << "  sent:     " << indent(f.sent, pad) << "\n";
-    if (auto operation = openapi_operation(f.sent); !operation.empty())
-      out << "  contract: openapi.yaml operation " << operation << "\n";
+    out << contract_line(f);
     if (!f.received.empty()) out << "  got:      " << indent(f.received, pad) << "\n";
     if (!f.expected.empty()) out << "  expected: " << indent(f.expected, pad) << "\n";
     if (!f.hint.empty()) out << "  hint:     " << indent(f.hint, pad) << "\n";

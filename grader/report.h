@@ -2,9 +2,10 @@
 // what came back, what was expected, the balances, a hint, the LAB.md section and the command that
 // repeats it. LAB.md "The grader" (output).
 //
-//   TerminalReporter reporter(std::cout, use_colour(STDOUT_FILENO), config.repeat_command, progress, all_findings);
-//   run_checks(..., &reporter);
-//   print_summary(std::cout, outcomes, colour);
+//   const bool colour = use_colour(STDOUT_FILENO);
+//   TerminalReporter reporter(std::cout, colour, config.repeat_command, isatty(STDOUT_FILENO), all_findings);
+//   auto outcomes = run_checks(target, history, selected, config, &reporter);
+//   print_summary(std::cout, outcomes, colour, seconds);
 //
 // Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
 #pragma once

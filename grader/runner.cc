@@ -57,7 +57,8 @@ CheckOutcome run_one(Target& target, History& history, const Check& check, const
     outcome.before = run.balances_before();
     outcome.after = run.balances_after();
   } catch (const std::exception& e) {
-    outcome.findings.push_back({Anomaly::NoResponse, std::string("the check stopped: ") + e.what(), "", "", ""});
+    // No CheckRun is left to add it: the check could not start, or its audit could not finish.
+    outcome.findings.push_back({.anomaly = Anomaly::NoResponse, .what = std::string("the check stopped: ") + e.what()});
     outcome.note = target.can_restart() ? "server stderr (last lines):\n" + (own ? *own : target).stderr_tail() : "";
   }
   if (own) own->stop();

@@ -1,7 +1,8 @@
 // runner.h: runs the selected checks against one server, in order, and collects their outcomes.
 // LAB.md "The grader".
 //
-//   auto outcomes = run_checks(target, history, select_checks(all_checks(), selection), config, &reporter);
+//   std::vector<Check> all = all_checks();   // outlives the run: the outcomes point into it
+//   auto outcomes = run_checks(target, history, select_checks(all, selection), config, &reporter);
 //
 // The contract (stage 0) runs first; if any of it fails, the other checks are not run (they would only
 // repeat the same failure). A check that needs a restart is skipped when the grader did not start the

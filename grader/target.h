@@ -1,12 +1,14 @@
 // target.h: the server being graded, started by the grader (--server) or already running (--url).
 // LAB.md "The grader".
 //
-//   Target target = Target::launch(command, facts);   // or Target::attach(address, admin_token, facts)
-//   target.address();                  // where to send requests now (changes when restarted)
-//   target.can_restart();              // false for --url: crash checks are skipped
-//   target.restart_after_crash();      // waits for the process to end, starts it again (same database)
-//   target.sigkill();                  // SIGKILL of the process group, then nothing: call restart
-//   target.launch_sibling({1, 86400}); // a second server, same command, --lease 1 --key-ttl 86400
+//   std::unique_ptr<Target> target = Target::launch(command, facts);  // or Target::attach(address, token, facts)
+//   target->address();              // where to send requests now (changes when restarted)
+//   target->can_restart();          // false for --url: crash checks are skipped
+//   target->restart_after_crash();  // waits for the process to end, starts it again (same database)
+//   target->sigkill();              // SIGKILL of the process group, then nothing: call restart_after_crash
+//   auto own = target->launch_sibling({.lease_seconds = 1, .key_ttl_seconds = 86'400});
+//                                   // a second server, same command, fresh database, --lease 1 --key-ttl 86400
+//   target->stop();                 // SIGTERM, then SIGKILL; nothing for --url
 //
 // Thread safety: address() may be called from burst threads; restarts happen only between bursts.
 #pragma once

@@ -95,35 +95,32 @@ Account& World::account(const ClientInfo& owner, std::int64_t balance, std::opti
 }
 
 Intent& World::transfer(const ClientInfo& sender, const Account& from, const Account& to, std::int64_t amount) {
-  Intent i;
-  i.id = "i" + std::to_string(intents_.size() + 1);
-  i.tag = new_tag();
-  i.path = "/transfers";
-  i.token = sender.token;
-  i.from = from.id;
-  i.to = to.id;
-  i.amount = amount;
-  i.currency = from.currency;
-  i.memo = std::string(kMemoWords[rng_.between(0, std::size(kMemoWords) - 1)]) + " #" + i.tag;
-  i.key = new_key();
-  i.body = transfer_body(i.from, i.to, i.amount, i.currency, i.memo);
-  intents_.push_back(std::move(i));
-  return intents_.back();
+  return add_intent(sender, from, &to, amount);
 }
 
 Intent& World::payout(const ClientInfo& sender, const Account& from, std::int64_t amount) {
+  return add_intent(sender, from, nullptr, amount);
+}
+
+// The random draws keep one order, tag, destination (payouts only), memo word, key: the same seed must give
+// the same inputs (grader/rng.h), and drawing in another order would change them.
+Intent& World::add_intent(const ClientInfo& sender, const Account& from, const Account* to, std::int64_t amount) {
   Intent i;
   i.id = "i" + std::to_string(intents_.size() + 1);
   i.tag = new_tag();
-  i.path = "/payouts";
+  i.path = to ? "/transfers" : "/payouts";
   i.token = sender.token;
   i.from = from.id;
-  i.destination = "DE89370400440532013" + std::to_string(rng_.between(100, 999));
+  if (to)
+    i.to = to->id;
+  else
+    i.destination = "DE89370400440532013" + std::to_string(rng_.between(100, 999));
   i.amount = amount;
   i.currency = from.currency;
   i.memo = std::string(kMemoWords[rng_.between(0, std::size(kMemoWords) - 1)]) + " #" + i.tag;
   i.key = new_key();
-  i.body = payout_body(i.from, i.destination, i.amount, i.currency, i.memo);
+  i.body = to ? transfer_body(i.from, i.to, i.amount, i.currency, i.memo)
+              : payout_body(i.from, i.destination, i.amount, i.currency, i.memo);
   intents_.push_back(std::move(i));
   return intents_.back();
 }

@@ -90,6 +90,9 @@ class World {
   const std::string& currency() const { return currency_; }
 
  private:
+  // A transfer to `to`, or a payout out of the bank when `to` is null.
+  Intent& add_intent(const ClientInfo& sender, const Account& from, const Account* to, std::int64_t amount);
+
   LabApi& api_;
   Rng& rng_;
   const std::string nonce_;         // makes keys and tags unique per run when the server outlives the run

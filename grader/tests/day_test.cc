@@ -81,6 +81,7 @@ std::string fields(const DayIntent& i) {
 // --- audit helpers: a day and its replay, made by hand ---
 
 constexpr std::int64_t kOpening = 100'000;
+constexpr std::int64_t kNextDayMs = 1'000'000;  // lab clock: where MadeUpDay's next day begins
 
 struct MadeUpDay {
   DayLog day;
@@ -161,6 +162,19 @@ struct MadeUpDay {
   // The body a server answers a created transfer with: what the client reads the entry's id from.
   static std::string created(const LedgerEntry& e) {
     return nlohmann::json{{"id", e.id}, {"amount", e.amount}, {"memo", e.memo}}.dump();
+  }
+
+  // Ann's intent sent today and again the next day (past the key's retention), each send answered 201 with an
+  // entry of its own: what a key that expired as the published policy says does. The next day's lab clock
+  // starts at kNextDayMs.
+  DayIntent& sent_today_and_next_day() {
+    replay.next_day_from_ms = kNextDayMs;
+    DayIntent& i = intent("ann", 1'000, 2);
+    i.sends[1] = DaySend{};
+    i.sends[1].next_day = true, i.sends[1].at_ms = kDayOpensMs;
+    answered(i, 0, 201, created(moved(i, {}, 10)));
+    answered(i, 1, 201, created(moved(i, {}, kNextDayMs)));  // another entry: another body, another day
+    return i;
   }
 
   DayDamage audit() const { return audit_day(day, replay); }
@@ -670,12 +684,7 @@ TEST_CASE("day audit: duplicate: money moved twice for one intent on one day cou
 
 TEST_CASE("day audit: expired, not duplicate: one movement on each day, after the key's retention") {
   MadeUpDay d;
-  d.replay.next_day_from_ms = 1'000'000;
-  DayIntent& i = d.intent("ann", 1'000, 2);
-  i.sends[1] = DaySend{};
-  i.sends[1].next_day = true, i.sends[1].at_ms = kDayOpensMs;
-  d.answered(i, 0, 201, d.created(d.moved(i, {}, 10)));
-  d.answered(i, 1, 201, d.created(d.moved(i, {}, 1'000'000)));  // another entry: another body, another day
+  const DayIntent& i = d.sent_today_and_next_day();
   DayDamage damage = d.audit();
   CHECK(summary(damage) == "expired*=1");
   CHECK(damage.intents(Damage::Expired) == std::vector<std::string>{"i1"});
@@ -809,12 +818,7 @@ TEST_CASE("day audit: inconsistent: one request, two different final answers") {
 
 TEST_CASE("day audit: inconsistent: not across days, keys or amounts") {
   MadeUpDay d;
-  d.replay.next_day_from_ms = 1'000'000;
-  DayIntent& i = d.intent("ann", 1'000, 2);
-  i.sends[1] = DaySend{};
-  i.sends[1].next_day = true, i.sends[1].at_ms = kDayOpensMs;
-  d.answered(i, 0, 201, d.created(d.moved(i, {}, 10)));
-  d.answered(i, 1, 201, d.created(d.moved(i, {}, 1'000'001)));
+  d.sent_today_and_next_day();
   CHECK(d.audit().count(Damage::Inconsistent) == 0);
 
   MadeUpDay keys;

@@ -10,13 +10,21 @@ using namespace grader;
 
 namespace {
 
-const Check kCheck{"stage2.simultaneous-16", 2, "16 simultaneous identical requests move money once", "Stage 2",
-                   "let the UNIQUE constraint decide who is first", Needs::Nothing, nullptr};
+const Check kCheck{.name = "stage2.simultaneous-16",
+                   .stage = 2,
+                   .title = "16 simultaneous identical requests move money once",
+                   .section = "Stage 2",
+                   .hint = "let the UNIQUE constraint decide who is first",
+                   .needs = Needs::Nothing,
+                   .run = nullptr};
 
 CheckOutcome failed_with(int findings) {
-  CheckOutcome o{&kCheck, Verdict::Fail, {}, "", 0.1, {}, {}};
+  CheckOutcome o;
+  o.check = &kCheck;
+  o.verdict = Verdict::Fail;
+  o.seconds = 0.1;
   for (int n = 1; n <= findings; ++n)
-    o.findings.push_back({Anomaly::DoubleApply, "finding number " + std::to_string(n), "", "", ""});
+    o.findings.push_back({.anomaly = Anomaly::DoubleApply, .what = "finding number " + std::to_string(n)});
   return o;
 }
 
@@ -51,6 +59,27 @@ TEST_CASE("a finding's own hint is shown with it, and the check's hint only for 
   auto text = describe_failure(o, "grader", false);
   CHECK_THAT(text, Catch::Contains("hint:     the 201 body needs \"from_balance_after\""));
   CHECK_THAT(text, !Catch::Contains(kCheck.hint));
-  o.findings.push_back({Anomaly::DoubleApply, "a lesson finding", "", "", ""});
+  o.findings.push_back({.anomaly = Anomaly::DoubleApply, .what = "a lesson finding"});
   CHECK_THAT(describe_failure(o, "grader", false), Catch::Contains("hint:   " + kCheck.hint));
+}
+
+TEST_CASE("a finding about an operation names it and its operationId, and shows no request as sent") {
+  auto o = failed_with(0);
+  o.findings.push_back({.anomaly = Anomaly::ContractShape,
+                        .what = "GET /accounts/{id}: member \"balance\" is missing or not an integer",
+                        .operation = "GET /accounts/{id}",
+                        .received = "200 application/json"});
+  auto text = describe_failure(o, "grader", false);
+  CHECK_THAT(text, Catch::Contains("contract: GET /accounts/{id} (openapi.yaml operation getAccount)\n"));
+  CHECK_THAT(text, !Catch::Contains("sent:"));
+}
+
+TEST_CASE("a finding that shows its request names the request's operationId under it") {
+  auto o = failed_with(0);
+  o.findings.push_back({.anomaly = Anomaly::DoubleApply,
+                        .what = "intent i1 moved money 2 times",
+                        .sent = "POST /transfers\n  Content-Type: application/json\n  {}"});
+  auto text = describe_failure(o, "grader", false);
+  CHECK_THAT(text, Catch::Contains("  sent:     POST /transfers\n"));
+  CHECK_THAT(text, Catch::Contains("  contract: openapi.yaml operation createTransfer\n"));
 }
