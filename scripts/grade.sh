@@ -20,7 +20,8 @@ titles=("" "Stage 1: the naive server" "Stage 2: a key table with a UNIQUE const
 echo
 if [[ $status -eq 0 && $stage -lt 6 ]]; then
   next=$((stage + 1))
-  echo "Stages 1-$stage pass. Next: stage $next. Read LAB.md \"${titles[$next]}\", write the TODO(stage $next)"
+  passed="Stages 1-$stage pass"; [[ $stage -eq 1 ]] && passed="Stage 1 passes"
+  echo "$passed. Next: stage $next. Read LAB.md \"${titles[$next]}\", write the TODO(stage $next)"
   echo "parts of learner/ (or your own server), then: make grade STAGE=$next"
 elif [[ $status -eq 0 ]]; then
   echo "All six stages pass: your server moves money exactly once, whatever the network does."
