@@ -3,11 +3,8 @@
 
 #include <httplib.h>
 #include <openssl/crypto.h>
-#include <openssl/rand.h>
 
 #include <cctype>
-#include <stdexcept>
-#include <vector>
 
 namespace lab {
 namespace {
@@ -27,18 +24,6 @@ void reply_unauthorized(httplib::Response& res, const char* detail) {
 }
 
 }  // namespace
-
-std::string random_token(std::string_view prefix, std::size_t random_bytes) {
-  std::vector<unsigned char> bytes(random_bytes);
-  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) throw std::runtime_error("RAND_bytes failed");
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string token(prefix);
-  for (unsigned char b : bytes) {
-    token += kHex[b >> 4];
-    token += kHex[b & 0xf];
-  }
-  return token;
-}
 
 std::optional<Client> authenticate_or_reply(Bank& bank, const httplib::Request& req, httplib::Response& res) {
   auto token = bearer_token(req);

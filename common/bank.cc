@@ -1,9 +1,9 @@
 // bank.cc: see bank.h.
 #include "common/bank.h"
 
-#include "common/auth.h"
 #include "common/fingerprint.h"
 #include "common/lab_controls.h"
+#include "common/token.h"
 
 namespace lab {
 namespace {

@@ -22,9 +22,12 @@
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
+#include <cstdio>
 #include <system_error>
 #include <utility>
 #include <vector>
+
+#include "common/hex.h"
 
 namespace lab {
 namespace {
@@ -101,9 +104,13 @@ std::optional<Utf8Fault> find_utf8_fault(std::string_view bytes) {
   return std::nullopt;
 }
 
+// A byte named for a person reading an error: "0xC3", upper case as UTF-8 tables write bytes. Not the hex
+// encoder's job (common/hex.h writes bytes as data, lower case, for hashes and escapes), so printf's own
+// formatting does it and no second table of hex digits exists.
 std::string hex_byte(unsigned char byte) {
-  constexpr std::string_view kDigits = "0123456789ABCDEF";
-  return std::string{"0x"} + kDigits[byte >> 4] + kDigits[byte & 0x0F];
+  char text[sizeof "0xFF"];
+  std::snprintf(text, sizeof text, "0x%02X", static_cast<unsigned>(byte));
+  return text;
 }
 
 std::string describe(const Utf8Fault& fault) {
@@ -213,7 +220,6 @@ void append_string(std::string_view text, std::string& out) {
   if (const auto fault = find_utf8_fault(text)) {
     throw std::invalid_argument("string is not valid UTF-8: " + describe(*fault));
   }
-  constexpr std::string_view kHexDigits = "0123456789abcdef";  // RFC 8785 asks for lowercase
   out += '"';
   for (const char c : text) {
     switch (c) {
@@ -227,9 +233,9 @@ void append_string(std::string_view text, std::string& out) {
       default: {
         const auto byte = static_cast<unsigned char>(c);
         if (byte < 0x20) {
+          // \u00XX with XX in lower case (RFC 8785 section 3.2.2.2): the one hex encoder's own format.
           out += "\\u00";
-          out += kHexDigits[byte >> 4];
-          out += kHexDigits[byte & 0x0F];
+          out += lowercase_hex(std::span(&byte, 1));
         } else {
           out += c;
         }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -19,6 +20,12 @@
 #include <nlohmann/json.hpp>
 
 namespace lab {
+
+// The largest integer every JSON reader holds exactly: 2^53 - 1. RFC 8785 and JavaScript read each number as
+// an IEEE-754 double, whose 53-bit significand holds every integer up to here and skips some above (2^53 + 1
+// reads as 2^53). RFC 7493 (I-JSON) section 2.2 asks for integers in this range. The lab's amounts, ids and
+// clock steps stay inside it, so no client reads one of them as another number.
+inline constexpr std::int64_t kMaxExactJsonInteger = (std::int64_t{1} << 53) - 1;
 
 // Deepest nesting of arrays and objects a request body may have. Real transfer bodies are two or
 // three levels deep; the limit keeps a hostile body from costing the server memory and stack.

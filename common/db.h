@@ -1,11 +1,12 @@
 // db.h: a thin RAII layer over SQLite. LAB.md "Plumbing: SQLite".
 //
-//   Database db("lab.db");                       // WAL, busy timeout, foreign keys
+//   Database db("lab.db");                       // WAL, busy timeout (kBusyTimeoutMs), foreign keys
 //   auto tx = db.begin_write();                   // the write lock, then BEGIN IMMEDIATE
 //   tx.conn().prepare("INSERT INTO t(k) VALUES (?1)").bind(1, key).run();   // may throw UniqueViolation
 //   tx.commit();                                  // without commit(), the destructor rolls back
-//   auto row = db.conn().prepare("SELECT v FROM t WHERE k = ?1").bind(1, key);
-//   if (row.step()) use(row.column_text(0));
+//   auto row = db.conn().prepare("SELECT v FROM t WHERE k = ?1");   // keep the Statement: bind returns Statement&
+//   row.bind(1, key);
+//   std::string v = row.step() ? row.column_text(0) : "";           // step(): true while a row is available
 //
 // Rules the lab relies on:
 // - Every statement is prepared with bound parameters: no SQL is ever built from request data.
@@ -120,7 +121,7 @@ class WriteTransaction {
 
 class Database {
  public:
-  // kBusyTimeout: how long a statement waits for another process's write lock before DatabaseBusy.
+  // How long a statement waits for another process's write lock before DatabaseBusy, in milliseconds.
   static constexpr int kBusyTimeoutMs = 5000;
 
   explicit Database(std::string path);

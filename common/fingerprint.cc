@@ -9,6 +9,8 @@
 
 #include <openssl/evp.h>
 
+#include "common/hex.h"
+
 namespace lab {
 
 std::string sha256_hex(std::string_view bytes) {
@@ -18,14 +20,7 @@ std::string sha256_hex(std::string_view bytes) {
   if (EVP_Digest(bytes.data(), bytes.size(), digest.data(), &digest_length, EVP_sha256(), nullptr) != 1) {
     throw std::runtime_error("OpenSSL EVP_Digest(SHA-256) failed");
   }
-  constexpr char kHexDigits[] = "0123456789abcdef";
-  std::string hex;
-  hex.reserve(2 * digest_length);
-  for (unsigned int i = 0; i < digest_length; ++i) {
-    hex += kHexDigits[digest[i] >> 4];
-    hex += kHexDigits[digest[i] & 0x0F];
-  }
-  return hex;
+  return lowercase_hex(std::span(digest.data(), digest_length));
 }
 
 std::string request_fingerprint(std::string_view canonical_body) {

@@ -3,6 +3,7 @@
 
 #include <httplib.h>
 
+#include "common/field_errors.h"
 #include "common/money_request.h"
 
 namespace lab {
@@ -19,10 +20,19 @@ void reply_outcome(httplib::Response& res, const MoneyOutcome& outcome) {
     reply_problem(res, std::get<Problem>(outcome));
 }
 
+namespace {
+void set_retry_after(httplib::Response& res) { res.set_header("Retry-After", std::to_string(kRetryAfterSeconds)); }
+}  // namespace
+
 void reply_in_progress(httplib::Response& res) {
   reply_problem(res, Problem::Of(ProblemType::RequestInProgress,
                                  "the first request with this key is still running; retry later"));
-  res.set_header("Retry-After", std::to_string(kRetryAfterSeconds));
+  set_retry_after(res);
+}
+
+void reply_database_busy(httplib::Response& res) {
+  reply_problem(res, Problem::Of(ProblemType::ServiceUnavailable, "the database is busy, retry"));
+  set_retry_after(res);
 }
 
 std::optional<nlohmann::json> parse_json_object_or_reply(const httplib::Request& req, httplib::Response& res) {
@@ -37,9 +47,7 @@ std::optional<nlohmann::json> parse_json_object_or_reply(const httplib::Request&
   }
   auto& value = std::get<CanonicalJson>(parsed).value;
   if (!value.is_object()) {
-    Problem p = Problem::Of(ProblemType::InvalidField, "(body): must be a JSON object");
-    p.extra["errors"] = {{{"field", "(body)"}, {"reason", "must be a JSON object"}}};
-    reply_problem(res, p);
+    reply_problem(res, field_problem("(body)", "must be a JSON object"));
     return std::nullopt;
   }
   return std::move(value);

@@ -68,9 +68,8 @@ void configure_server(httplib::Server& server, bool log_requests) {
   server.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
     try {
       std::rethrow_exception(ep);
-    } catch (const DatabaseBusy& e) {
-      reply_problem(res, Problem::Of(ProblemType::ServiceUnavailable, "the database is busy, retry"));
-      res.set_header("Retry-After", "1");
+    } catch (const DatabaseBusy&) {
+      reply_database_busy(res);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "error: %s %s: %s\n", req.method.c_str(), req.path.c_str(), e.what());
       reply_problem(res, Problem::Of(ProblemType::InternalError, e.what()));

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <memory>
 
-#include "common/auth.h"
 #include "common/http_server.h"
+#include "common/token.h"
 
 namespace lab {
 constexpr std::size_t kAdminTokenBytes = 16;   // 128 random bits for a token printed at start-up

@@ -1,9 +1,14 @@
 // lab.h: what a stage server is made of, and the main() all stages share. LAB.md "Plumbing".
 //
 // A stage's main.cc is only this:
+//   constexpr lab::StageInfo kStage{"stage1_naive", "Stage 1: the naive transfer server. ..."};
 //   int main(int argc, char** argv) {
 //     return lab::run_stage(argc, argv, kStage, [](lab::Lab& lab, httplib::Server& server) {
-//       server.Post("/transfers", ...);   // the stage's own routes: its lesson
+//       // the stage's own routes, its lesson: one handler serves POST /transfers and POST /payouts
+//       lab::install_money_routes(lab, server, [&lab](const httplib::Request& req, httplib::Response& res,
+//                                                     lab::Endpoint endpoint) {
+//         handle_money_request(lab, req, res, endpoint);
+//       });
 //     });
 //   }
 // run_stage parses the options, opens the database, installs the routes every stage shares (health,

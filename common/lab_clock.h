@@ -11,16 +11,28 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 
+#include "common/canonical_json.h"
 #include "common/db.h"
 
 namespace lab {
 
 class LabClock {
  public:
+  // The longest step of one POST /admin/clock, in milliseconds: 2^53 - 1, the largest integer every JSON
+  // client reads exactly (openapi.yaml's maximum for advance_ms); about 285,000 years, past any lease or TTL.
+  static constexpr std::int64_t kMaxAdvanceMs = kMaxExactJsonInteger;
+  // How far ahead of real time all steps together may put the clock, in milliseconds: 2^62 (146 million
+  // years). It keeps now_ms() (real time, about 2^41 today, plus the offset) and a lease or TTL added to it
+  // far below int64's 2^63 - 1, so no sum of steps can overflow, in SQLite or in C++.
+  static constexpr std::int64_t kMaxOffsetMs = std::int64_t{1} << 62;
+
   explicit LabClock(Database& db);   // creates the lab_clock table if needed and loads the offset
-  std::int64_t now_ms() const;
-  std::int64_t advance(std::int64_t ms);   // returns the new now_ms(); ms must be >= 0 (time never runs back)
+  std::int64_t now_ms() const;       // Unix milliseconds: real time plus the offset
+  // Moves the clock ms milliseconds forward and returns the new now_ms(). ms must be >= 0 (time never runs
+  // back: std::invalid_argument). Returns nothing, and moves nothing, if the offset would pass kMaxOffsetMs.
+  std::optional<std::int64_t> advance(std::int64_t ms);
   std::int64_t offset_ms() const { return offset_ms_.load(); }
 
  private:

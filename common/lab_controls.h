@@ -1,15 +1,22 @@
 // lab_controls.h: the lab's fault points. LAB.md "Lab controls".
 //
-// With --lab-controls a server honours two request headers, so a test or an instructor can open the
+// With --lab-controls a server honours three request headers, so a test or an instructor can open the
 // windows in which idempotency bugs live:
-//   Lab-Delay-Ms: N          sleep N ms (capped at kMaxDelayMs) where the stage calls delay_if_asked():
-//                            after the key is claimed (stage 1: after validation), before the money moves
-//   Lab-Crash: before-money  _exit() at CrashPoint::BeforeMoney: the key is recorded, the money is not
-//   Lab-Crash: after-money   _exit() at CrashPoint::AfterMoney: the money is committed, no response written
+//   Lab-Delay-Ms: N          sleep N ms (at most LabControls::kMaxDelay, 10 s) where the stage calls
+//                            delay_if_asked(): after the key is claimed (stage 1: after validation), before
+//                            the money moves
+//   Lab-Crash: before-money  _exit(kCrashExitCode) where the stage calls crash_if_asked(req,
+//                            CrashPoint::BeforeMoney): the key is recorded, the money is not
+//   Lab-Crash: after-money   the same at CrashPoint::AfterMoney: the money is committed, no response written
 //   Lab-Fail: busy           the money's transaction fails as if another writer held the database past the
 //                            busy timeout (DatabaseBusy: 503, nothing moved); Bank::move_money asks
 //                            money_fault_armed(). Stage 4 on must then free the key: a retry runs at once.
 // Without the flag these headers are ignored: a production server must never let a client kill or fail it.
+//
+//   lab.controls.delay_if_asked(req);
+//   lab.controls.crash_if_asked(req, CrashPoint::BeforeMoney);
+//   MoneyOutcome outcome = lab.bank.move_money_now(*client, *request);   // Lab-Fail armed by install_money_routes
+//   lab.controls.crash_if_asked(req, CrashPoint::AfterMoney);
 //
 // Thread safety: immutable after construction.
 #pragma once

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "common/canonical_json.h"
+#include "common/field_errors.h"
 #include "common/request_metadata.h"
 
 namespace lab {
@@ -26,25 +27,6 @@ ProblemType problem_type_for(JsonRejection why) {
   }
   return ProblemType::JsonSyntax;
 }
-
-
-// Collects every field error, so a learner fixes the body in one round trip.
-class FieldErrors {
- public:
-  void add(std::string_view field, std::string_view reason) {
-    errors_.push_back({{"field", field}, {"reason", reason}});
-  }
-  bool empty() const { return errors_.empty(); }
-  Problem to_problem() const {
-    Problem p = Problem::Of(ProblemType::InvalidField, errors_[0]["field"].get<std::string>() + ": " +
-                                                           errors_[0]["reason"].get<std::string>());
-    p.extra["errors"] = errors_;
-    return p;
-  }
-
- private:
-  json errors_ = json::array();
-};
 
 // A positive integer of at most kMaxMinorUnits, in any JSON spelling of that integer: 1500, 1500.0, 1.5e3
 // and 15E2 are one number. Money is counted, not measured, so 1500.5 is refused; but whether a number is
@@ -100,23 +82,44 @@ std::optional<std::int64_t> positive_integer(const json& body, const char* field
   return it->get<std::int64_t>();
 }
 
-std::optional<std::string> text(const json& body, const char* field, bool required, std::size_t max_bytes,
-                                FieldErrors& errors) {
+// How a string field is checked. Designated initializers name each choice at the call:
+//   text_field(body, "memo", {.required = false, .max_bytes = kMaxMemoBytes}, errors)
+struct TextRule {
+  bool required;           // absent: "is required" if required, else the field reads as ""
+  std::size_t max_bytes;   // the longest accepted value, in UTF-8 bytes
+};
+
+std::optional<std::string> text_field(const json& body, const char* field, TextRule rule, FieldErrors& errors) {
   auto it = body.find(field);
   if (it == body.end()) {
-    if (required) errors.add(field, "is required");
-    return required ? std::nullopt : std::optional<std::string>("");
+    if (rule.required) errors.add(field, "is required");
+    return rule.required ? std::nullopt : std::optional<std::string>("");
   }
   if (!it->is_string()) {
     errors.add(field, "must be a string");
     return std::nullopt;
   }
   auto value = it->get<std::string>();
-  if (value.size() > max_bytes) {
-    errors.add(field, "must be at most " + std::to_string(max_bytes) + " bytes");
+  if (value.size() > rule.max_bytes) {
+    errors.add(field, "must be at most " + std::to_string(rule.max_bytes) + " bytes");
     return std::nullopt;
   }
   return value;
+}
+
+// A currency is a code, not free text: its one rule (kCurrencyCodeRule) is the reason for every wrong
+// value, so "EURO" is told what a currency code is, not that it is one byte too long.
+std::optional<std::string> currency_field(const json& body, FieldErrors& errors) {
+  auto it = body.find("currency");
+  if (it == body.end()) {
+    errors.add("currency", "is required");
+    return std::nullopt;
+  }
+  if (!it->is_string() || !is_currency_code(it->get<std::string>())) {
+    errors.add("currency", kCurrencyCodeRule);
+    return std::nullopt;
+  }
+  return it->get<std::string>();
 }
 
 }  // namespace
@@ -170,15 +173,15 @@ std::variant<MoneyRequest, Problem> parse_money_request(std::string_view content
   request.endpoint = endpoint;
   auto from = positive_integer(document, "from_account", errors);
   auto amount = positive_integer(document, "amount", errors);
-  auto currency = text(document, "currency", true, 3, errors);
-  if (currency && !is_currency_code(*currency)) errors.add("currency", "must be three upper-case letters, e.g. \"USD\"");
-  auto memo = text(document, "memo", false, kMaxMemoBytes, errors);
+  auto currency = currency_field(document, errors);
+  auto memo = text_field(document, "memo", {.required = false, .max_bytes = kMaxMemoBytes}, errors);
   if (is_transfer) {
     request.to_account = positive_integer(document, "to_account", errors);
     if (from && request.to_account && *from == *request.to_account)
       errors.add("to_account", "must differ from from_account");
   } else {
-    auto destination = text(document, "destination", true, kMaxDestinationBytes, errors);
+    auto destination =
+        text_field(document, "destination", {.required = true, .max_bytes = kMaxDestinationBytes}, errors);
     if (destination && destination->empty()) errors.add("destination", "must not be empty");
     if (destination) request.destination = *destination;
   }

@@ -32,7 +32,7 @@ std::string_view kind_of(Endpoint endpoint);   // "transfer" or "payout": the le
 // Amounts and balances are integers in minor units (cents), at most 2^53 - 1 so that every JSON
 // implementation, JavaScript's included, reads them exactly. In a request they may be spelled as any JSON
 // number with that integral value (1500, 1500.0, 1.5e3): RFC 8785 makes them one canonical form.
-inline constexpr std::int64_t kMaxMinorUnits = (std::int64_t{1} << 53) - 1;
+inline constexpr std::int64_t kMaxMinorUnits = kMaxExactJsonInteger;
 inline constexpr std::size_t kMaxBodyBytes = 16 * 1024;   // a transfer body is ~150 bytes
 inline constexpr std::size_t kMaxMemoBytes = 200;
 inline constexpr std::size_t kMaxDestinationBytes = 64;
@@ -64,7 +64,11 @@ Problem json_problem(const JsonError& error);
 // such as charset=utf-8 allowed.)
 bool is_json_media_type(std::string_view content_type);
 
-// Shared with the admin endpoints: "USD", "EUR", ...: three upper-case ASCII letters.
+// Shared with the admin endpoints: "USD", "EUR", ...: exactly three upper-case ASCII letters, the form of
+// ISO 4217's alphabetic codes. The form only: the lab does not carry ISO's list, so "XYZ" is a currency.
 bool is_currency_code(std::string_view text);
+// The reason an invalid-field error gives for any currency that is not such a code.
+inline constexpr std::string_view kCurrencyCodeRule =
+    "must be a currency code: exactly three upper-case letters, as in ISO 4217 (e.g. \"USD\")";
 
 }  // namespace lab

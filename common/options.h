@@ -1,7 +1,11 @@
 // options.h: the command line every stage server shares. LAB.md "The HTTP contract: the process".
 //
-//   <server> --port P --db FILE [--admin-token T] [--lab-controls] [--lease S] [--key-ttl S]
+//   <server> [--port P] [--db FILE] [--admin-token T] [--lab-controls] [--lease S] [--key-ttl S]
 //            [--host H] [--quiet] [--help]
+//
+//   LabOptions options = parse_options_or_exit(argc, argv, stage.summary);   // what lab.cc:run_stage does
+//
+// Each option's default is beside it in LabOptions; --help prints them all.
 #pragma once
 
 #include <chrono>

@@ -1,8 +1,10 @@
 // request_metadata.h: the optional `metadata` object of POST /transfers and POST /payouts, checked.
 // LAB.md "The HTTP contract" (body rules) and "Stage 3: the canonical fingerprint".
 //
-//   std::vector<std::string> reasons = metadata_faults(body["metadata"]);
-//   if (reasons.empty()) store(canonicalize(body["metadata"]));   // else 400 invalid-field, one error each
+//   if (auto metadata = document.find("metadata"); metadata != document.end()) {   // parse_canonical_json's value
+//     for (const auto& reason : metadata_faults(*metadata)) errors.add("metadata", reason);   // FieldErrors
+//     request.metadata = canonicalize(*metadata);   // the form stored and echoed
+//   }
 //
 // Metadata is the client's own notes on a money movement (an order number, a customer reference), as Stripe
 // allows on most objects: string keys, any JSON values. The bank never reads it; it belongs to the request,

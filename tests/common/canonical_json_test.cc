@@ -13,6 +13,7 @@
 #include <iostream>
 #include <limits>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/canonical_json.h"
+#include "common/hex.h"
 
 namespace {
 
@@ -56,15 +58,31 @@ double read_back(const std::string& number) {
   return value;
 }
 
+// The bytes as lowercase hex pairs with a space between them ("7b 22"), for bytes that are not readable text.
 std::string hex_bytes(std::string_view bytes) {
   std::string out;
-  char buffer[4];
   for (const char c : bytes) {
-    std::snprintf(buffer, sizeof buffer, "%02x ", static_cast<unsigned char>(c));
-    out += buffer;
+    const auto byte = static_cast<unsigned char>(c);
+    if (!out.empty()) out += ' ';
+    out += lab::lowercase_hex(std::span(&byte, 1));
   }
-  if (!out.empty()) out.pop_back();
   return out;
+}
+
+// A document that must be refused, and the detail it must be refused with.
+struct Refusal {
+  std::string input;
+  std::string detail;
+};
+
+// Each input is refused as `why`, with exactly its detail.
+void check_refusals(std::span<const Refusal> refusals, lab::JsonRejection why) {
+  for (const Refusal& r : refusals) {
+    INFO("input " << r.input << " (bytes " << hex_bytes(r.input) << ")");
+    const auto error = rejection(r.input);
+    CHECK(error.why == why);
+    CHECK(error.detail == r.detail);
+  }
 }
 
 }  // namespace
@@ -380,11 +398,7 @@ TEST_CASE("canonical JSON rejects a duplicate member name, also when it is spell
 }
 
 TEST_CASE("canonical JSON rejects invalid UTF-8 and says which byte and where", "[canonical_json]") {
-  struct Case {
-    std::string input;
-    std::string detail;
-  };
-  const Case cases[] = {
+  const Refusal refusals[] = {
       {"{\"note\":\"caf\xC3\"}", "invalid UTF-8 byte 0xC3 at offset 12 (truncated sequence)"},
       {"\"\xC3", "invalid UTF-8 byte 0xC3 at offset 1 (truncated sequence)"},
       {"\"\xE2\x82\"", "invalid UTF-8 byte 0xE2 at offset 1 (truncated sequence)"},
@@ -399,22 +413,13 @@ TEST_CASE("canonical JSON rejects invalid UTF-8 and says which byte and where", 
       {"[1, \xA9]", "invalid UTF-8 byte 0xA9 at offset 4 (continuation byte without a lead byte)"},
       {"{\"\xE9t\xE9\":1}", "invalid UTF-8 byte 0xE9 at offset 2 (truncated sequence)"},  // Latin-1 "été"
   };
-  for (const Case& c : cases) {
-    INFO("input bytes " << hex_bytes(c.input));
-    const auto error = rejection(c.input);
-    CHECK(error.why == lab::JsonRejection::InvalidUtf8);
-    CHECK(error.detail == c.detail);
-  }
+  check_refusals(refusals, lab::JsonRejection::InvalidUtf8);
   // The largest code point and the last ones before and after the surrogates are fine.
   CHECK(canon("\"\xF4\x8F\xBF\xBF\xED\x9F\xBF\xEE\x80\x80\"") == "\"\xF4\x8F\xBF\xBF\xED\x9F\xBF\xEE\x80\x80\"");
 }
 
 TEST_CASE("canonical JSON rejects lone surrogate escapes", "[canonical_json]") {
-  struct Case {
-    std::string_view input;
-    std::string_view detail;
-  };
-  const Case cases[] = {
+  const Refusal refusals[] = {
       {R"(["\ud800"])",
        R"(lone surrogate \ud800 at offset 2 (a high surrogate must be followed by a \uDC00..\uDFFF escape))"},
       {R"(["\udc00"])",
@@ -430,12 +435,7 @@ TEST_CASE("canonical JSON rejects lone surrogate escapes", "[canonical_json]") {
       {R"(["\ud800)",
        R"(lone surrogate \ud800 at offset 2 (a high surrogate must be followed by a \uDC00..\uDFFF escape))"},
   };
-  for (const Case& c : cases) {
-    INFO("input " << c.input);
-    const auto error = rejection(c.input);
-    CHECK(error.why == lab::JsonRejection::LoneSurrogate);
-    CHECK(error.detail == c.detail);
-  }
+  check_refusals(refusals, lab::JsonRejection::LoneSurrogate);
   // A backslash followed by "ud800" is an escaped backslash, not a surrogate.
   CHECK(canon(R"(["\\ud800"])") == R"(["\\ud800"])");
 }
@@ -451,22 +451,13 @@ TEST_CASE("canonical JSON rejects numbers beyond the range of a double", "[canon
 }
 
 TEST_CASE("canonical JSON rejects NaN and Infinity as syntax errors that name them", "[canonical_json]") {
-  struct Case {
-    std::string_view input;
-    std::string_view detail;
-  };
-  const Case cases[] = {
+  const Refusal refusals[] = {
       {"[NaN]", "NaN at offset 1 is not JSON: JSON numbers have no NaN or Infinity"},
       {R"({"x": Infinity})", "Infinity at offset 6 is not JSON: JSON numbers have no NaN or Infinity"},
       {"[1, -Infinity]", "-Infinity at offset 4 is not JSON: JSON numbers have no NaN or Infinity"},
       {"+Infinity", "+Infinity at offset 0 is not JSON: JSON numbers have no NaN or Infinity"},
   };
-  for (const Case& c : cases) {
-    INFO("input " << c.input);
-    const auto error = rejection(c.input);
-    CHECK(error.why == lab::JsonRejection::Syntax);
-    CHECK(error.detail == c.detail);
-  }
+  check_refusals(refusals, lab::JsonRejection::Syntax);
 }
 
 TEST_CASE("canonical JSON rejects nesting deeper than kMaxJsonDepth", "[canonical_json]") {
@@ -492,11 +483,7 @@ TEST_CASE("canonical JSON rejects nesting deeper than kMaxJsonDepth", "[canonica
 }
 
 TEST_CASE("canonical JSON rejects trailing content and other syntax errors", "[canonical_json]") {
-  struct Case {
-    std::string input;
-    std::string detail;
-  };
-  const Case cases[] = {
+  const Refusal refusals[] = {
       {R"({"a":1} x)", "syntax error at offset 8: invalid literal; expected end of input"},
       {R"({"a":1}{"b":2})", "syntax error at offset 7: unexpected '{'; expected end of input"},
       {"", "syntax error at offset 0: unexpected end of input; expected '[', '{', or a literal"},
@@ -514,12 +501,7 @@ TEST_CASE("canonical JSON rejects trailing content and other syntax errors", "[c
       {std::string("[1]\0junk", 8), "raw NUL byte at offset 3 (JSON allows U+0000 only as the escape \\u0000)"},
       {std::string("\"a\0\"", 4), "raw NUL byte at offset 2 (JSON allows U+0000 only as the escape \\u0000)"},
   };
-  for (const Case& c : cases) {
-    INFO("input bytes " << hex_bytes(c.input));
-    const auto error = rejection(c.input);
-    CHECK(error.why == lab::JsonRejection::Syntax);
-    CHECK(error.detail == c.detail);
-  }
+  check_refusals(refusals, lab::JsonRejection::Syntax);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -21,6 +21,11 @@ std::variant<MoneyRequest, Problem> transfer_of(const std::string& amount, const
   return transfer(R"({"from_account":1,"to_account":2,"amount":)" + amount + R"(,"currency":"USD")" + more + "}");
 }
 
+// A transfer from account 1 to 2 of 1 with this "currency" member (or none: "").
+std::variant<MoneyRequest, Problem> transfer_in(const std::string& currency_member) {
+  return transfer(R"({"from_account":1,"to_account":2,"amount":1)" + currency_member + "}");
+}
+
 // A copy, not a reference: the callers pass a temporary.
 MoneyRequest accepted(const std::variant<MoneyRequest, Problem>& result) {
   if (const auto* problem = std::get_if<Problem>(&result)) FAIL_CHECK(problem->detail);
@@ -111,6 +116,22 @@ TEST_CASE("a currency must be three upper-case letters", "[validation]") {
   CHECK(field_of(transfer(R"({"from_account":1,"to_account":2,"amount":1,"currency":"usd"})")) == "currency");
   CHECK(field_of(transfer(R"({"from_account":1,"to_account":2,"amount":1,"currency":"US"})")) == "currency");
   CHECK(field_of(transfer(R"({"from_account":1,"to_account":2,"amount":1,"currency":"USDT"})")) == "currency");
+}
+
+TEST_CASE("a wrong currency is told what a currency code is, whatever is wrong with it", "[validation]") {
+  const std::vector<std::string> rule = {
+      R"(must be a currency code: exactly three upper-case letters, as in ISO 4217 (e.g. "USD"))"};
+  CHECK(reasons_of(transfer_in(R"(,"currency":"EURO")")) == rule);   // not "must be at most 3 bytes"
+  CHECK(reasons_of(transfer_in(R"(,"currency":"eu")")) == rule);
+  CHECK(reasons_of(transfer_in(R"(,"currency":"eur")")) == rule);
+  CHECK(reasons_of(transfer_in(R"(,"currency":"")")) == rule);
+  CHECK(reasons_of(transfer_in(R"(,"currency":840)")) == rule);   // ISO 4217's numeric code for USD
+  CHECK(std::get<Problem>(transfer_in(R"(,"currency":"EURO")")).detail == "currency: " + rule[0]);
+}
+
+TEST_CASE("a missing currency is told it is required", "[validation]") {
+  CHECK(field_of(transfer_in("")) == "currency");
+  CHECK(reasons_of(transfer_in("")) == std::vector<std::string>{"is required"});
 }
 
 TEST_CASE("unknown fields are refused, so a typo cannot pass silently", "[validation]") {

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/e2e/http_burst.h"
-#include "tests/e2e/stage_process.h"
+#include "tests/e2e/world.h"
 
 using namespace lab::testing;
 
@@ -17,73 +17,50 @@ TEST_CASE("stage 1 answers healthz and refuses a request without a token", "[e2e
 }
 
 TEST_CASE("stage 1 moves the amount of a transfer once per request", "[e2e][stage1]") {
-  StageProcess server("stage1_naive");
-  auto admin = server.admin();
-  auto alice = admin.create_client("alice");
-  auto from = admin.create_account(alice.id, 10'000);
-  auto to = admin.create_account(alice.id, 0);
-  auto reply = alice.transfer(from, to, 1'500, "rent");
+  World w("stage1_naive");
+  auto reply = w.send("rent", w.body(1'500));
   REQUIRE(reply.status == 201);
   CHECK(reply.json()["from_balance_after"] == 8'500);
-  CHECK(alice.balance(from) == 8'500);
-  CHECK(alice.balance(to) == 1'500);
+  CHECK(w.alice.balance(w.from) == 8'500);
+  CHECK(w.alice.balance(w.to) == 1'500);
 }
 
 TEST_CASE("stage 1 executes a retried transfer a second time (its flaw)", "[e2e][stage1]") {
-  StageProcess server("stage1_naive");
-  auto admin = server.admin();
-  auto alice = admin.create_client("alice");
-  auto from = admin.create_account(alice.id, 10'000);
-  auto to = admin.create_account(alice.id, 0);
-  CHECK(alice.transfer(from, to, 1'500, "rent").status == 201);
-  CHECK(alice.transfer(from, to, 1'500, "rent").status == 201);   // the retry, same key
-  CHECK(alice.balance(from) == 7'000);
-  CHECK(admin.ledger().size() == 2);
+  World w("stage1_naive");
+  CHECK(w.send("rent", w.body(1'500)).status == 201);
+  CHECK(w.send("rent", w.body(1'500)).status == 201);   // the retry, same key
+  CHECK(w.alice.balance(w.from) == 7'000);
+  CHECK(w.transfers() == 2);
 }
 
 TEST_CASE("stage 1 serves a burst of 16 simultaneous clients without losing a request", "[e2e][stage1][burst]") {
-  StageProcess server("stage1_naive");
-  auto admin = server.admin();
-  auto alice = admin.create_client("alice");
-  auto from = admin.create_account(alice.id, 100'000);
-  auto to = admin.create_account(alice.id, 0);
+  World w("stage1_naive", {}, 100'000);
   constexpr int kClients = 16;
-  auto replies = burst(kClients, [&](int i) { return alice.transfer(from, to, 100 + i, "k" + std::to_string(i)); });
+  auto replies = burst(kClients, [&](int i) { return w.send("k" + std::to_string(i), w.body(100 + i)); });
   std::int64_t sent = 0;
   for (int i = 0; i < kClients; ++i) {
     CHECK(replies[i].status == 201);
     sent += 100 + i;
   }
-  CHECK(alice.balance(from) == 100'000 - sent);
-  CHECK(alice.balance(to) == sent);
-  CHECK(admin.ledger().size() == kClients);
+  CHECK(w.alice.balance(w.from) == 100'000 - sent);
+  CHECK(w.alice.balance(w.to) == sent);
+  CHECK(w.transfers() == kClients);
 }
 
 TEST_CASE("stage 1 hides another client's account behind the same 404 as a missing one", "[e2e][stage1]") {
-  StageProcess server("stage1_naive");
-  auto admin = server.admin();
-  auto alice = admin.create_client("alice");
-  auto mallory = admin.create_client("mallory");
-  auto alices = admin.create_account(alice.id, 10'000);
-  auto mallorys = admin.create_account(mallory.id, 0);
-  auto foreign = mallory.transfer(alices, mallorys, 100, "steal");
-  auto missing = mallory.transfer(999'999, mallorys, 100, "probe");
+  World w("stage1_naive");
+  auto mallory = w.other_client("mallory", 0);
+  auto foreign = mallory.client.transfer(w.from, mallory.to, 100, "steal");
+  auto missing = mallory.client.transfer(999'999, mallory.to, 100, "probe");
   CHECK(foreign.status == 404);
   CHECK(missing.status == 404);
   CHECK(foreign.json()["type"] == missing.json()["type"]);
-  CHECK(mallory.get("/accounts/" + std::to_string(alices)).status == 404);
-  CHECK(alice.balance(alices) == 10'000);
+  CHECK(mallory.client.get("/accounts/" + std::to_string(w.from)).status == 404);
+  CHECK(w.alice.balance(w.from) == 10'000);
 }
 
 TEST_CASE("stage 1 ends on Lab-Crash and keeps its data across a restart", "[e2e][stage1][crash]") {
-  StageProcess server("stage1_naive");
-  auto admin = server.admin();
-  auto alice = admin.create_client("alice");
-  auto from = admin.create_account(alice.id, 10'000);
-  auto to = admin.create_account(alice.id, 0);
-  auto lost = alice.transfer(from, to, 700, "k", {{"Lab-Crash", "after-money"}});
-  CHECK(lost.status == 0);   // no response: the process ended after the money committed
-  CHECK(server.wait_for_exit() == 86);
-  server.restart();
-  CHECK(alice.balance(from) == 9'300);
+  World w("stage1_naive");
+  w.crash_and_restart("k", w.body(700), "after-money");   // no response: the process ended after the money
+  CHECK(w.alice.balance(w.from) == 9'300);
 }

@@ -2,8 +2,6 @@
 // repeat and a crash are still answered "already processed" (its kept flaws).
 #include <catch2/catch.hpp>
 
-#include <thread>
-
 #include "tests/e2e/http_burst.h"
 #include "tests/e2e/world.h"
 
@@ -53,33 +51,22 @@ TEST_CASE("stage 2 answers a changed amount under the same key with done and mov
 
 TEST_CASE("stage 2 tells an in-flight repeat done before anything is done (its flaw)", "[e2e][stage2][flaw]") {
   World w("stage2_unique_key");
-  std::thread first([&] { w.send("k", w.body(100), {{"Lab-Delay-Ms", "400"}}); });
-  w.server.wait_for_key_rows(1);   // the first request has claimed its key
-  auto repeat = w.send("k", w.body(100));
-  auto transfers_when_told_done = w.transfers();
-  first.join();
-  CHECK(repeat.status == 200);
-  CHECK(transfers_when_told_done == 0);   // "already processed", but nothing was in the ledger yet
+  auto seen = w.repeat_while_first_runs("k", w.body(100), 400);
+  CHECK(seen.repeat.status == 200);
+  CHECK(seen.transfers_when_answered == 0);   // "already processed", but nothing was in the ledger yet
 }
 
 TEST_CASE("stage 2 leaves a key that says done after a crash before the money (its flaw)", "[e2e][stage2][flaw][crash]") {
   World w("stage2_unique_key");
-  CHECK(w.send("k", w.body(100), {{"Lab-Crash", "before-money"}}).status == 0);
-  CHECK(w.server.wait_for_exit() == 86);
-  w.server.restart();
+  w.crash_and_restart("k", w.body(100), "before-money");
   CHECK(w.send("k", w.body(100)).status == 200);   // "already processed" ...
   CHECK(w.transfers() == 0);                       // ... a transfer that never happened
 }
 
 TEST_CASE("stage 2 keys are global so a colliding client is told done (its flaw)", "[e2e][stage2][flaw]") {
   World w("stage2_unique_key");
-  auto bob = w.admin.create_client("bob");
-  auto bobs = w.admin.create_account(bob.id, 1'000);
-  auto bobs_savings = w.admin.create_account(bob.id, 0);
+  auto bob = w.other_client("bob", 1'000);
   CHECK(w.send("order-1", w.body(100)).status == 201);
-  auto reply = bob.post("/transfers", nlohmann::json{{"from_account", bobs}, {"to_account", bobs_savings}, {"amount", 50},
-                                                     {"currency", "USD"}}.dump(),
-                        {{"Idempotency-Key", "\"order-1\""}});
-  CHECK(reply.status == 200);
-  CHECK(bob.balance(bobs) == 1'000);   // bob's own transfer never ran
+  CHECK(bob.send("order-1", 50).status == 200);
+  CHECK(bob.balance() == 1'000);   // bob's own transfer never ran
 }

@@ -2,8 +2,6 @@
 // recognizes the same body in other bytes; the in-flight and crash lies remain (its kept flaws).
 #include <catch2/catch.hpp>
 
-#include <thread>
-
 #include "tests/e2e/world.h"
 
 using namespace lab::testing;
@@ -39,20 +37,14 @@ TEST_CASE("stage 3 refuses duplicate member names with 400", "[e2e][stage3]") {
 
 TEST_CASE("stage 3 still tells an in-flight repeat done before anything is done (its flaw)", "[e2e][stage3][flaw]") {
   World w("stage3_fingerprint");
-  std::thread first([&] { w.send("k", w.body(100), {{"Lab-Delay-Ms", "400"}}); });
-  w.server.wait_for_key_rows(1);   // the first request has claimed its key
-  auto repeat = w.send("k", w.body(100));
-  auto transfers_when_told_done = w.transfers();
-  first.join();
-  CHECK(repeat.status == 200);
-  CHECK(transfers_when_told_done == 0);
+  auto seen = w.repeat_while_first_runs("k", w.body(100), 400);
+  CHECK(seen.repeat.status == 200);
+  CHECK(seen.transfers_when_answered == 0);
 }
 
 TEST_CASE("stage 3 still leaves a key that says done after a crash before the money (its flaw)", "[e2e][stage3][flaw][crash]") {
   World w("stage3_fingerprint");
-  CHECK(w.send("k", w.body(100), {{"Lab-Crash", "before-money"}}).status == 0);
-  CHECK(w.server.wait_for_exit() == 86);
-  w.server.restart();
+  w.crash_and_restart("k", w.body(100), "before-money");
   CHECK(w.send("k", w.body(100)).status == 200);
   CHECK(w.transfers() == 0);
 }
@@ -66,13 +58,8 @@ TEST_CASE("the raw-fingerprint wrong turn refuses a reordered retry with 422", "
 
 TEST_CASE("stage 3 keys are global so a colliding client gets 422 and learns the key exists (its flaw)", "[e2e][stage3][flaw]") {
   World w("stage3_fingerprint");
+  auto bob = w.other_client("bob", 1'000);
   CHECK(w.send("order-1", w.body(100)).status == 201);
-  auto bob = w.admin.create_client("bob");
-  auto bobs = w.admin.create_account(bob.id, 1'000);
-  auto bobs_savings = w.admin.create_account(bob.id, 0);
-  auto reply = bob.post("/transfers", nlohmann::json{{"from_account", bobs}, {"to_account", bobs_savings}, {"amount", 50},
-                                                     {"currency", "USD"}}.dump(),
-                        {{"Idempotency-Key", "\"order-1\""}});
-  CHECK(reply.status == 422);          // bob now knows someone used "order-1"
-  CHECK(bob.balance(bobs) == 1'000);   // and his own transfer never ran
+  CHECK(bob.send("order-1", 50).status == 422);   // bob now knows someone used "order-1"
+  CHECK(bob.balance() == 1'000);                  // and his own transfer never ran
 }

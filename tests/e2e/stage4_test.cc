@@ -2,8 +2,6 @@
 // crash, a fenced takeover after the lease; a repeat after completion still gets a rebuilt body (its flaw).
 #include <catch2/catch.hpp>
 
-#include <thread>
-
 #include "tests/e2e/http_burst.h"
 #include "tests/e2e/world.h"
 
@@ -15,26 +13,20 @@ constexpr std::int64_t kLeaseMs = 30'000;   // stage 4's default --lease
 
 TEST_CASE("stage 4 answers a repeat during a slow first request with 409 and Retry-After", "[e2e][stage4]") {
   World w("stage4_two_phase");
-  Reply first;
-  std::thread slow([&] { first = w.send("k", w.body(100), {{"Lab-Delay-Ms", "500"}}); });
-  w.server.wait_for_key_rows(1);   // the first request has claimed its key
-  auto repeat = w.send("k", w.body(100));
-  slow.join();
-  CHECK(repeat.status == 409);
-  CHECK(repeat.json()["type"] == "/problems/request-in-progress");
-  CHECK(repeat.header("Retry-After") == "1");
-  CHECK(first.status == 201);
+  auto seen = w.repeat_while_first_runs("k", w.body(100), 500);
+  CHECK(seen.repeat.status == 409);
+  CHECK(seen.repeat.json()["type"] == "/problems/request-in-progress");
+  CHECK(seen.repeat.header("Retry-After") == "1");
+  CHECK(seen.first.status == 201);
   auto after = w.send("k", w.body(100));   // the retry after Retry-After gets the result
   CHECK(after.status == 201);
-  CHECK(after.json()["id"] == first.json()["id"]);
+  CHECK(after.json()["id"] == seen.first.json()["id"]);
   CHECK(w.transfers() == 1);
 }
 
 TEST_CASE("stage 4 never reports success for a crash before the money and retries it after the lease", "[e2e][stage4][crash]") {
   World w("stage4_two_phase");
-  CHECK(w.send("k", w.body(100), {{"Lab-Crash", "before-money"}}).status == 0);
-  CHECK(w.server.wait_for_exit() == 86);
-  w.server.restart();
+  w.crash_and_restart("k", w.body(100), "before-money");
   CHECK(w.send("k", w.body(100)).status == 409);   // the dead claim holds the key until its lease ends
   CHECK(w.transfers() == 0);
   w.admin.advance_clock_ms(kLeaseMs + 1);
@@ -46,23 +38,20 @@ TEST_CASE("stage 4 never reports success for a crash before the money and retrie
 
 TEST_CASE("stage 4 keeps exactly one transfer after a crash after the money", "[e2e][stage4][crash]") {
   World w("stage4_two_phase");
-  CHECK(w.send("k", w.body(100), {{"Lab-Crash", "after-money"}}).status == 0);
-  CHECK(w.server.wait_for_exit() == 86);
-  w.server.restart();
+  w.crash_and_restart("k", w.body(100), "after-money");
   CHECK(w.send("k", w.body(100)).status == 201);
   CHECK(w.transfers() == 1);
 }
 
 TEST_CASE("stage 4 fences out a first request slower than its lease", "[e2e][stage4]") {
   World w("stage4_two_phase");
-  Reply slow_reply;
-  std::thread slow([&] { slow_reply = w.send("k", w.body(100), {{"Lab-Delay-Ms", "600"}}); });
-  w.server.wait_for_key_rows(1);   // the first request has claimed its key
-  w.admin.advance_clock_ms(kLeaseMs + 1);             // the slow one's lease has run out
-  auto takeover = w.send("k", w.body(100));           // a retry takes the key over and finishes
+  Reply takeover;
+  auto slow_reply = w.send_slowly_while("k", w.body(100), 600, [&] {
+    w.admin.advance_clock_ms(kLeaseMs + 1);   // the slow one's lease has run out
+    takeover = w.send("k", w.body(100));      // a retry takes the key over and finishes
+  });
   CHECK(takeover.status == 201);
-  slow.join();
-  CHECK(slow_reply.status == 409);                    // the slow holder lost its fence and rolled back
+  CHECK(slow_reply.status == 409);            // the slow holder lost its fence and rolled back
   CHECK(w.transfers() == 1);
   CHECK(w.alice.balance(w.from) == 9'900);
 }
@@ -125,18 +114,14 @@ TEST_CASE("stage 4 rebuilds the answer to a repeat with today's balance (its fla
 
 TEST_CASE("the completed-first wrong turn tells a retry success for money that never moved", "[e2e][wrong-turn][crash]") {
   World w("wrong_completed_first");
-  CHECK(w.send("k", w.body(100), {{"Lab-Crash", "before-money"}}).status == 0);
-  CHECK(w.server.wait_for_exit() == 86);
-  w.server.restart();
+  w.crash_and_restart("k", w.body(100), "before-money");
   CHECK(w.send("k", w.body(100)).status == 201);
   CHECK(w.transfers() == 0);
 }
 
 TEST_CASE("the money-first wrong turn moves the money again after a crash after the money", "[e2e][wrong-turn][crash]") {
   World w("wrong_money_first");
-  CHECK(w.send("k", w.body(100), {{"Lab-Crash", "after-money"}}).status == 0);
-  CHECK(w.server.wait_for_exit() == 86);
-  w.server.restart();
+  w.crash_and_restart("k", w.body(100), "after-money");
   CHECK(w.send("k", w.body(100)).status == 201);
   CHECK(w.transfers() == 2);
 }

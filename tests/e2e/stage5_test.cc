@@ -50,7 +50,7 @@ TEST_CASE("stage 5 leaks a stored response to another client who sends the same 
   World w("stage5_replay");
   auto first = w.send("order-7", w.body(100));
   auto mallory = w.admin.create_client("mallory");
-  auto leaked = mallory.post("/transfers", w.body(100), {{"Idempotency-Key", "\"order-7\""}});
+  auto leaked = w.send_as(mallory, "order-7", w.body(100));
   CHECK(leaked.status == 201);
   CHECK(leaked.body == first.body);   // alice's balance, seen by mallory
 }
@@ -66,16 +66,14 @@ TEST_CASE("stage 5 answers 503 when the database stays busy and frees the key fo
   World w("stage5_replay");
   // Another process (this test) takes SQLite's write lock for longer than the server's 5 s busy timeout,
   // while the first request sleeps between its claim and its money.
-  Reply first;
-  std::thread request([&] { first = w.send("k", w.body(100), {{"Lab-Delay-Ms", "300"}}); });
-  w.server.wait_for_key_rows(1);
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(w.server.db_path().c_str(), &db) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
-  std::this_thread::sleep_for(std::chrono::milliseconds(5'600));
-  sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
-  sqlite3_close(db);
-  request.join();
+  auto first = w.send_slowly_while("k", w.body(100), 300, [&] {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(w.server.db_path().c_str(), &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5'600));
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+  });
   CHECK(first.status == 503);
   CHECK(first.json()["type"] == "/problems/service-unavailable");
   CHECK(first.header("Retry-After") == "1");
@@ -87,13 +85,8 @@ TEST_CASE("stage 5 answers 503 when the database stays busy and frees the key fo
 
 TEST_CASE("stage 5 refuses a colliding client's own transfer with 422 (its flaw)", "[e2e][stage5][flaw]") {
   World w("stage5_replay");
+  auto bob = w.other_client("bob", 1'000);
   CHECK(w.send("order-1", w.body(100)).status == 201);
-  auto bob = w.admin.create_client("bob");
-  auto bobs = w.admin.create_account(bob.id, 1'000);
-  auto bobs_savings = w.admin.create_account(bob.id, 0);
-  auto reply = bob.post("/transfers", nlohmann::json{{"from_account", bobs}, {"to_account", bobs_savings}, {"amount", 50},
-                                                     {"currency", "USD"}}.dump(),
-                        {{"Idempotency-Key", "\"order-1\""}});
-  CHECK(reply.status == 422);
-  CHECK(bob.balance(bobs) == 1'000);
+  CHECK(bob.send("order-1", 50).status == 422);
+  CHECK(bob.balance() == 1'000);
 }

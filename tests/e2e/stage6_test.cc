@@ -8,27 +8,21 @@
 
 using namespace lab::testing;
 
-
 TEST_CASE("stage 6 gives another client with the same key and body its own outcome", "[e2e][stage6]") {
   World w("stage6_scope_ttl");
   auto first = w.send("order-7", w.body(100));
   auto mallory = w.admin.create_client("mallory");
-  auto own = mallory.post("/transfers", w.body(100), {{"Idempotency-Key", "\"order-7\""}});
+  auto own = w.send_as(mallory, "order-7", w.body(100));
   CHECK(own.status == 404);   // not mallory's account: her own outcome, not alice's response
   CHECK(own.body != first.body);
 }
 
 TEST_CASE("stage 6 executes another client's request with a colliding key", "[e2e][stage6]") {
   World w("stage6_scope_ttl");
+  auto bob = w.other_client("bob", 1'000);
   CHECK(w.send("order-1", w.body(100)).status == 201);
-  auto bob = w.admin.create_client("bob");
-  auto bobs = w.admin.create_account(bob.id, 1'000);
-  auto bobs_savings = w.admin.create_account(bob.id, 0);
-  auto reply = bob.post("/transfers", nlohmann::json{{"from_account", bobs}, {"to_account", bobs_savings}, {"amount", 50},
-                                                     {"currency", "USD"}}.dump(),
-                        {{"Idempotency-Key", "\"order-1\""}});
-  CHECK(reply.status == 201);
-  CHECK(bob.balance(bobs) == 950);
+  CHECK(bob.send("order-1", 50).status == 201);
+  CHECK(bob.balance() == 950);
 }
 
 TEST_CASE("stage 6 treats the same key on transfers and payouts as two requests", "[e2e][stage6]") {
@@ -36,7 +30,7 @@ TEST_CASE("stage 6 treats the same key on transfers and payouts as two requests"
   CHECK(w.send("k", w.body(100)).status == 201);
   auto payout = w.alice.post("/payouts", nlohmann::json{{"from_account", w.from}, {"amount", 100}, {"currency", "USD"},
                                                         {"destination", "IBAN DE89"}}.dump(),
-                             {{"Idempotency-Key", "\"k\""}});
+                             with_idempotency_key("k"));
   CHECK(payout.status == 201);
   CHECK(w.alice.balance(w.from) == 9'800);
 }
@@ -77,13 +71,12 @@ TEST_CASE("stage 6 publishes the policy it follows", "[e2e][stage6]") {
 
 TEST_CASE("stage 6 does not let a request that outlived its key complete the key's next life", "[e2e][stage6]") {
   World w("stage6_scope_ttl", {"--key-ttl", "60"});
-  Reply slow_reply;
-  std::thread slow([&] { slow_reply = w.send("k", w.body(100), {{"Lab-Delay-Ms", "600"}}); });
-  w.server.wait_for_key_rows(1);   // the first request has claimed its key
-  w.admin.advance_clock_ms(61'000);   // past the key's TTL and the slow claim's lease
-  // The same key, now a new request, itself slow: the first one wakes up while this one holds the key.
-  auto next_life = w.send("k", w.body(999), {{"Lab-Delay-Ms", "900"}});
-  slow.join();
+  Reply next_life;
+  auto slow_reply = w.send_slowly_while("k", w.body(100), 600, [&] {
+    w.admin.advance_clock_ms(61'000);   // past the key's TTL and the slow claim's lease
+    // The same key, now a new request, itself slow: the first one wakes up while this one holds the key.
+    next_life = w.send("k", w.body(999), {{"Lab-Delay-Ms", "900"}});
+  });
   CHECK(next_life.status == 201);
   CHECK(slow_reply.status == 409);    // its row is gone: it must not complete the new one
   CHECK(w.transfers() == 1);
@@ -94,10 +87,9 @@ TEST_CASE("stage 6 does not let a request that outlived its key complete the key
 
 TEST_CASE("stage 6 keeps an expired key while its first request still holds the lease", "[e2e][stage6]") {
   World w("stage6_scope_ttl", {"--key-ttl", "1"});
-  std::thread slow([&] { w.send("k", w.body(100), {{"Lab-Delay-Ms", "500"}}); });
-  w.server.wait_for_key_rows(1);   // the first request has claimed its key
-  w.admin.advance_clock_ms(2'000);   // past the TTL, within the 30 s lease
-  CHECK(w.send("k", w.body(100)).status == 409);
-  slow.join();
+  w.send_slowly_while("k", w.body(100), 500, [&] {
+    w.admin.advance_clock_ms(2'000);   // past the TTL, within the 30 s lease
+    CHECK(w.send("k", w.body(100)).status == 409);
+  });
   CHECK(w.transfers() == 1);
 }

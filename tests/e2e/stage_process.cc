@@ -20,6 +20,16 @@ std::string Reply::header(const std::string& name) const {
   return it == headers.end() ? std::string() : it->second;
 }
 
+std::string transfer_body(std::int64_t from, std::int64_t to, std::int64_t amount, const std::string& memo) {
+  return nlohmann::json{{"from_account", from}, {"to_account", to}, {"amount", amount}, {"currency", "USD"},
+                        {"memo", memo}}.dump();
+}
+
+httplib::Headers with_idempotency_key(const std::string& key, httplib::Headers headers) {
+  if (!key.empty()) headers.emplace("Idempotency-Key", "\"" + key + "\"");
+  return headers;
+}
+
 namespace {
 
 Reply to_reply(const httplib::Result& result) {
@@ -87,10 +97,7 @@ std::int64_t LabClient::balance(std::int64_t account) const {
 
 Reply LabClient::transfer(std::int64_t from, std::int64_t to, std::int64_t amount, const std::string& key,
                           const httplib::Headers& extra) const {
-  httplib::Headers headers = extra;
-  if (!key.empty()) headers.emplace("Idempotency-Key", "\"" + key + "\"");
-  nlohmann::json body = {{"from_account", from}, {"to_account", to}, {"amount", amount}, {"currency", "USD"}, {"memo", "test"}};
-  return post("/transfers", body.dump(), headers);
+  return post("/transfers", transfer_body(from, to, amount), with_idempotency_key(key, extra));
 }
 
 // ---------------------------------------------------------------- StageProcess

@@ -4,8 +4,9 @@
 //   LabClient admin = server.admin();
 //   auto alice = admin.create_client("alice");
 //   auto from = admin.create_account(alice.id, 10'000);
-//   auto res = alice.post("/transfers", body, {{"Idempotency-Key", "\"k1\""}});
-//   server.wait_for_crash();  server.restart();     // after a Lab-Crash, on the same database file
+//   auto res = alice.transfer(from, to, 1'500, "k1");   // POST /transfers with Idempotency-Key: "k1"
+//   server.wait_for_exit();  server.restart();      // after a Lab-Crash, on the same database file
+// (tests/e2e/world.h builds this start, and the scenarios tests share, once.)
 #pragma once
 
 #include <httplib.h>
@@ -27,6 +28,12 @@ struct Reply {
   nlohmann::json json() const { return nlohmann::json::parse(body); }
   std::string header(const std::string& name) const;
 };
+
+// The body of a transfer of amount (minor units, USD) from one account to another, as the tests send it.
+std::string transfer_body(std::int64_t from, std::int64_t to, std::int64_t amount, const std::string& memo = "test");
+
+// headers plus Idempotency-Key: key as an RFC 8941 sf-string ("\"k1\""); an empty key adds nothing.
+httplib::Headers with_idempotency_key(const std::string& key, httplib::Headers headers = {});
 
 class LabClient {
  public:
