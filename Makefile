@@ -10,7 +10,7 @@ SLOW_WRITE_MS ?= 10
 TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 TSAN_ARGS  := -DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread
 
-.PHONY: all deps build test demo grade starter asan tsan slow-matrix tsan-matrix lesson-diffs gradescope mutants clean help
+.PHONY: all deps build test demo grade starter starter-check asan tsan slow-matrix tsan-matrix lesson-diffs gradescope mutants clean help
 
 all: build
 
@@ -19,6 +19,7 @@ help:
 	@echo "make test          build, then run every test (unit, end-to-end, grader matrix)"
 	@echo "make grade STAGE=N build the learner's server and grade stages 1..N (SERVER=\"...\" for your own)"
 	@echo "make starter DEST=dir  write the learner's copy of the lab, without the answers"
+	@echo "make starter-check build a starter copy from scratch and grade it (stage 1 passes, 2 fails)"
 	@echo "make asan | tsan   the tests under AddressSanitizer+UBSan | ThreadSanitizer (build-asan, build-tsan)"
 	@echo "make slow-matrix   the grader matrix for SEEDS seeds (20), every write slowed by SLOW_WRITE_MS (10)"
 	@echo "make tsan-matrix   the grader matrix for SEEDS seeds under ThreadSanitizer (build-tsan)"
@@ -50,6 +51,10 @@ grade: build
 starter:
 	@test -n "$(DEST)" || { echo "usage: make starter DEST=../my-lab" >&2; exit 2; }
 	@scripts/make-starter.sh $(DEST)
+
+# A starter copy built from scratch in a temporary folder: its tests pass, stage 1 passes, stage 2 fails.
+starter-check: deps
+	@scripts/starter-check.sh
 
 # The servers that the tests start are sanitized too: halt_on_error makes a server die at its first
 # report, so the test driving it fails instead of the report going unread in the server's stderr.
