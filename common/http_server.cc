@@ -48,6 +48,15 @@ void log_request(const httplib::Request& req, const httplib::Response& res) {
 
 }  // namespace
 
+sigset_t block_stop_signals() {
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  return stop_signals;
+}
+
 void configure_server(httplib::Server& server, bool log_requests) {
   server.set_tcp_nodelay(true);
   server.set_keep_alive_max_count(kKeepAliveMaxCount);
@@ -89,12 +98,9 @@ int serve_until_signalled(httplib::Server& server, const std::string& host, int 
   });
 
   // SIGINT/SIGTERM are taken by one thread with sigwait, which may safely call server.stop();
-  // a signal handler may not. Blocked here, before httplib starts its workers, so they inherit the mask.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // a signal handler may not. run_stage blocked them before any thread started; blocking again here
+  // covers a caller that did not (harmless, but then its earlier threads could still take a signal).
+  sigset_t stop_signals = block_stop_signals();
 
   int bound_port = port;
   if (port == 0) {
