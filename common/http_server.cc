@@ -2,12 +2,14 @@
 #include "common/http_server.h"
 
 #include <httplib.h>
+#include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -44,6 +46,28 @@ void log_request(const httplib::Request& req, const httplib::Response& res) {
   // One fprintf per line: stdio locks the stream, so lines of concurrent requests never interleave.
   std::fprintf(stderr, "%s %s key=%s %s%d%s replayed=%s %.1fms\n", req.method.c_str(), req.path.c_str(),
                key.c_str(), on, res.status, off, replayed ? "yes" : "no", ms);
+}
+
+// After httplib failed to bind host:port: was it because another socket listens there? httplib does not
+// keep bind's errno, so bind a plain socket (SO_REUSEADDR, as ours) to the same address and look.
+bool port_in_use(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) return false;
+  bool in_use = false;
+  for (addrinfo* a = found; a != nullptr && !in_use; a = a->ai_next) {
+    int fd = ::socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+    if (fd < 0) continue;
+    int yes = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    in_use = ::bind(fd, a->ai_addr, a->ai_addrlen) != 0 && errno == EADDRINUSE;
+    ::close(fd);
+  }
+  freeaddrinfo(found);
+  return in_use;
 }
 
 }  // namespace
@@ -92,8 +116,13 @@ void configure_server(httplib::Server& server, bool log_requests) {
 int serve_until_signalled(httplib::Server& server, const std::string& host, int port) {
   // Capture the listening socket so its backlog can be raised after httplib's listen(fd, 5).
   std::atomic<int> listening_fd{-1};
+  // Not httplib::default_socket_options: on Linux it sets SO_REUSEPORT, with which a second server (another
+  // database!) binds the same port and the kernel splits the connections between the two. SO_REUSEADDR
+  // alone still lets a restarted server bind at once over the old connections in TIME_WAIT, but fails
+  // with EADDRINUSE while another socket listens there.
   server.set_socket_options([&listening_fd](socket_t fd) {
-    httplib::default_socket_options(fd);   // SO_REUSEADDR, as without our callback
+    int yes = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
     listening_fd = fd;
   });
 
@@ -110,8 +139,10 @@ int serve_until_signalled(httplib::Server& server, const std::string& host, int 
     bound_port = 0;
   }
   if (bound_port == 0) {
-    std::fprintf(stderr, "error: cannot listen on %s:%d (in use, or not an address of this machine)\n", host.c_str(),
-                 port);
+    if (port != 0 && port_in_use(host, port))
+      std::fprintf(stderr, "error: port %d is in use: another process listens on %s:%d\n", port, host.c_str(), port);
+    else
+      std::fprintf(stderr, "error: cannot listen on %s:%d (not an address of this machine?)\n", host.c_str(), port);
     return 1;
   }
   if (listening_fd >= 0 && ::listen(listening_fd, kListenBacklog) != 0)
