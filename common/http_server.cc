@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "common/db.h"
+#include "common/hex.h"
 #include "common/http_reply.h"
 #include "common/problem.h"
 
@@ -35,7 +36,7 @@ void log_request(const httplib::Request& req, const httplib::Response& res) {
                   ? 0.0
                   : std::chrono::duration<double, std::milli>(Clock::now() - request_started).count();
   request_started = {};
-  std::string key = req.has_header("Idempotency-Key") ? req.get_header_value("Idempotency-Key") : "-";
+  std::string key = req.has_header("Idempotency-Key") ? escape_for_log(req.get_header_value("Idempotency-Key")) : "-";
   bool replayed = res.get_header_value(kReplayedHeader) == "true";
   const char* on = "";
   const char* off = "";
@@ -44,8 +45,10 @@ void log_request(const httplib::Request& req, const httplib::Response& res) {
     off = "\033[0m";
   }
   // One fprintf per line: stdio locks the stream, so lines of concurrent requests never interleave.
-  std::fprintf(stderr, "%s %s key=%s %s%d%s replayed=%s %.1fms\n", req.method.c_str(), req.path.c_str(),
-               key.c_str(), on, res.status, off, replayed ? "yes" : "no", ms);
+  // Everything the client chose is escaped: httplib decodes %0a and %1b in the path, and a raw newline or
+  // ESC would forge a log line or drive the reader's terminal.
+  std::fprintf(stderr, "%s %s key=%s %s%d%s replayed=%s %.1fms\n", escape_for_log(req.method).c_str(),
+               escape_for_log(req.path).c_str(), key.c_str(), on, res.status, off, replayed ? "yes" : "no", ms);
 }
 
 // After httplib failed to bind host:port: was it because another socket listens there? httplib does not
@@ -71,6 +74,20 @@ bool port_in_use(const std::string& host, int port) {
 }
 
 }  // namespace
+
+std::string escape_for_log(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    auto byte = static_cast<unsigned char>(ch);
+    if (byte < 0x20 || byte >= 0x7f || byte == '\\') {
+      out += "\\x" + lowercase_hex(std::span<const unsigned char>(&byte, 1));
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
 
 sigset_t block_stop_signals() {
   sigset_t stop_signals;
@@ -104,7 +121,8 @@ void configure_server(httplib::Server& server, bool log_requests) {
     } catch (const DatabaseBusy&) {
       reply_database_busy(res);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "error: %s %s: %s\n", req.method.c_str(), req.path.c_str(), e.what());
+      std::fprintf(stderr, "error: %s %s: %s\n", escape_for_log(req.method).c_str(), escape_for_log(req.path).c_str(),
+                   escape_for_log(e.what()).c_str());
       reply_problem(res, Problem::Of(ProblemType::InternalError, e.what()));
     } catch (...) {
       reply_problem(res, Problem::Of(ProblemType::InternalError, "unknown exception"));

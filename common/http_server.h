@@ -15,6 +15,7 @@
 #include <signal.h>
 
 #include <string>
+#include <string_view>
 
 namespace httplib { class Server; }
 
@@ -28,6 +29,11 @@ inline constexpr std::size_t kHardPayloadLimit = 1024 * 1024;   // httplib refus
 // Applies the fixes, installs the problem+json error and exception handlers and, if asked, the log line
 // per request: method, path, Idempotency-Key, status, replayed or not, milliseconds.
 void configure_server(httplib::Server& server, bool log_requests);
+
+// text as it may appear in the log: every control byte (below 0x20, and 0x7f), every byte from 0x80 on
+// and the backslash itself become \xHH (lower-case hex), so "a\nb" -> "a\x0ab". The log line per request
+// and the error line pass all that a client chose (method, path, key) through it.
+std::string escape_for_log(std::string_view text);
 
 // Blocks SIGINT and SIGTERM in the calling thread and returns them as a set. Call it in main() before any
 // thread starts (run_stage does, first thing): threads inherit the mask, and a thread that does not block
