@@ -4,6 +4,9 @@ BUILD      ?= build
 TEST_ENV   ?=
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# Warnings are errors in every build made here (make test, asan, tsan, CI); CMake's own default is OFF.
+WERROR     ?= ON
+CONFIGURE   = cmake -S . -B $(BUILD) $(CMAKE_ARGS) -DLAB_WERROR=$(WERROR)
 SEEDS      ?= 20
 # Each write transaction of a slowed server sleeps this long twice (common/db.cc:slow_write_delay).
 SLOW_WRITE_MS ?= 10
@@ -32,9 +35,11 @@ deps:
 	@scripts/ensure-deps.sh
 
 $(BUILD)/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
+	$(CONFIGURE)
 
+# A build folder configured before LAB_WERROR existed (or with another value) is configured again once.
 build: deps $(BUILD)/CMakeCache.txt
+	@grep -qx 'LAB_WERROR:BOOL=$(WERROR)' $(BUILD)/CMakeCache.txt || $(CONFIGURE)
 	cmake --build $(BUILD) -j$(JOBS)
 
 test: build

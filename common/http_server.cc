@@ -2,18 +2,21 @@
 #include "common/http_server.h"
 
 #include <httplib.h>
+#include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
 
 #include "common/db.h"
+#include "common/hex.h"
 #include "common/http_reply.h"
 #include "common/problem.h"
 
@@ -33,7 +36,7 @@ void log_request(const httplib::Request& req, const httplib::Response& res) {
                   ? 0.0
                   : std::chrono::duration<double, std::milli>(Clock::now() - request_started).count();
   request_started = {};
-  std::string key = req.has_header("Idempotency-Key") ? req.get_header_value("Idempotency-Key") : "-";
+  std::string key = req.has_header("Idempotency-Key") ? escape_for_log(req.get_header_value("Idempotency-Key")) : "-";
   bool replayed = res.get_header_value(kReplayedHeader) == "true";
   const char* on = "";
   const char* off = "";
@@ -42,11 +45,58 @@ void log_request(const httplib::Request& req, const httplib::Response& res) {
     off = "\033[0m";
   }
   // One fprintf per line: stdio locks the stream, so lines of concurrent requests never interleave.
-  std::fprintf(stderr, "%s %s key=%s %s%d%s replayed=%s %.1fms\n", req.method.c_str(), req.path.c_str(),
-               key.c_str(), on, res.status, off, replayed ? "yes" : "no", ms);
+  // Everything the client chose is escaped: httplib decodes %0a and %1b in the path, and a raw newline or
+  // ESC would forge a log line or drive the reader's terminal.
+  std::fprintf(stderr, "%s %s key=%s %s%d%s replayed=%s %.1fms\n", escape_for_log(req.method).c_str(),
+               escape_for_log(req.path).c_str(), key.c_str(), on, res.status, off, replayed ? "yes" : "no", ms);
+}
+
+// After httplib failed to bind host:port: was it because another socket listens there? httplib does not
+// keep bind's errno, so bind a plain socket (SO_REUSEADDR, as ours) to the same address and look.
+bool port_in_use(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) return false;
+  bool in_use = false;
+  for (addrinfo* a = found; a != nullptr && !in_use; a = a->ai_next) {
+    int fd = ::socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+    if (fd < 0) continue;
+    int yes = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    in_use = ::bind(fd, a->ai_addr, a->ai_addrlen) != 0 && errno == EADDRINUSE;
+    ::close(fd);
+  }
+  freeaddrinfo(found);
+  return in_use;
 }
 
 }  // namespace
+
+std::string escape_for_log(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    auto byte = static_cast<unsigned char>(ch);
+    if (byte < 0x20 || byte >= 0x7f || byte == '\\') {
+      out += "\\x" + lowercase_hex(std::span<const unsigned char>(&byte, 1));
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+sigset_t block_stop_signals() {
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  return stop_signals;
+}
 
 void configure_server(httplib::Server& server, bool log_requests) {
   server.set_tcp_nodelay(true);
@@ -71,7 +121,8 @@ void configure_server(httplib::Server& server, bool log_requests) {
     } catch (const DatabaseBusy&) {
       reply_database_busy(res);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "error: %s %s: %s\n", req.method.c_str(), req.path.c_str(), e.what());
+      std::fprintf(stderr, "error: %s %s: %s\n", escape_for_log(req.method).c_str(), escape_for_log(req.path).c_str(),
+                   escape_for_log(e.what()).c_str());
       reply_problem(res, Problem::Of(ProblemType::InternalError, e.what()));
     } catch (...) {
       reply_problem(res, Problem::Of(ProblemType::InternalError, "unknown exception"));
@@ -83,18 +134,20 @@ void configure_server(httplib::Server& server, bool log_requests) {
 int serve_until_signalled(httplib::Server& server, const std::string& host, int port) {
   // Capture the listening socket so its backlog can be raised after httplib's listen(fd, 5).
   std::atomic<int> listening_fd{-1};
+  // Not httplib::default_socket_options: on Linux it sets SO_REUSEPORT, with which a second server (another
+  // database!) binds the same port and the kernel splits the connections between the two. SO_REUSEADDR
+  // alone still lets a restarted server bind at once over the old connections in TIME_WAIT, but fails
+  // with EADDRINUSE while another socket listens there.
   server.set_socket_options([&listening_fd](socket_t fd) {
-    httplib::default_socket_options(fd);   // SO_REUSEADDR, as without our callback
+    int yes = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
     listening_fd = fd;
   });
 
   // SIGINT/SIGTERM are taken by one thread with sigwait, which may safely call server.stop();
-  // a signal handler may not. Blocked here, before httplib starts its workers, so they inherit the mask.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // a signal handler may not. run_stage blocked them before any thread started; blocking again here
+  // covers a caller that did not (harmless, but then its earlier threads could still take a signal).
+  sigset_t stop_signals = block_stop_signals();
 
   int bound_port = port;
   if (port == 0) {
@@ -104,8 +157,10 @@ int serve_until_signalled(httplib::Server& server, const std::string& host, int 
     bound_port = 0;
   }
   if (bound_port == 0) {
-    std::fprintf(stderr, "error: cannot listen on %s:%d (in use, or not an address of this machine)\n", host.c_str(),
-                 port);
+    if (port != 0 && port_in_use(host, port))
+      std::fprintf(stderr, "error: port %d is in use: another process listens on %s:%d\n", port, host.c_str(), port);
+    else
+      std::fprintf(stderr, "error: cannot listen on %s:%d (not an address of this machine?)\n", host.c_str(), port);
     return 1;
   }
   if (listening_fd >= 0 && ::listen(listening_fd, kListenBacklog) != 0)

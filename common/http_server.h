@@ -12,7 +12,10 @@
 //   4. a listen backlog of kListenBacklog: 0.11 listens with 5, and a burst of 16 clients loses requests.
 #pragma once
 
+#include <signal.h>
+
 #include <string>
+#include <string_view>
 
 namespace httplib { class Server; }
 
@@ -26,6 +29,17 @@ inline constexpr std::size_t kHardPayloadLimit = 1024 * 1024;   // httplib refus
 // Applies the fixes, installs the problem+json error and exception handlers and, if asked, the log line
 // per request: method, path, Idempotency-Key, status, replayed or not, milliseconds.
 void configure_server(httplib::Server& server, bool log_requests);
+
+// text as it may appear in the log: every control byte (below 0x20, and 0x7f), every byte from 0x80 on
+// and the backslash itself become \xHH (lower-case hex), so "a\nb" -> "a\x0ab". The log line per request
+// and the error line pass all that a client chose (method, path, key) through it.
+std::string escape_for_log(std::string_view text);
+
+// Blocks SIGINT and SIGTERM in the calling thread and returns them as a set. Call it in main() before any
+// thread starts (run_stage does, first thing): threads inherit the mask, and a thread that does not block
+// them would take a stop signal with its default action, killing the process instead of stopping the
+// server cleanly. serve_until_signalled's sigwait thread then receives them.
+sigset_t block_stop_signals();
 
 // Binds (port 0: a free port), prints the listening line on stdout, serves until SIGINT or SIGTERM.
 // Returns the process exit code.

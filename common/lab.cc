@@ -23,6 +23,8 @@ void install_money_routes(const Lab& lab, httplib::Server& server, const MoneyHa
 }
 
 int run_stage(int argc, char** argv, const StageInfo& stage, const RouteInstaller& install_stage_routes) {
+  // Before any thread exists (stage 6's sweeper starts in install_stage_routes), so all of them inherit it.
+  block_stop_signals();
   LabOptions options = parse_options_or_exit(argc, argv, stage.summary);
   std::unique_ptr<Lab> lab;
   try {

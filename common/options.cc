@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace lab {
@@ -12,11 +14,14 @@ namespace {
 void print_usage(const char* program, std::string_view summary) {
   std::printf(
       "%.*s\n\n"
-      "Usage: %s [--port P] [--db FILE] [--admin-token T] [--lab-controls] [--lease S] [--key-ttl S]\n"
-      "          [--host H] [--quiet]\n\n"
+      "Usage: %s [--port P] [--db FILE] [--admin-token T | --admin-token-file F] [--lab-controls]\n"
+      "          [--lease S] [--key-ttl S] [--host H] [--quiet]\n\n"
       "  --port P          TCP port, default 8080; 0 picks a free one (see the 'listening on' line)\n"
       "  --db FILE         SQLite database file, created if missing (default idempotency-lab.db)\n"
-      "  --admin-token T   bearer token for /admin/*; default: a random one, printed at start-up\n"
+      "  --admin-token T   bearer token for /admin/*; default: $LAB_ADMIN_TOKEN if set, else a random\n"
+      "                    one, printed at start-up. On the command line any user of the machine can read\n"
+      "                    it (/proc/PID/cmdline): prefer --admin-token-file or LAB_ADMIN_TOKEN\n"
+      "  --admin-token-file F  read the admin token from file F (one trailing newline is dropped)\n"
       "  --lab-controls    honour Lab-Delay-Ms, Lab-Crash, Lab-Fail and POST /admin/clock (never in production)\n"
       "  --lease S         seconds a claimed key may stay in progress before a retry takes it over\n"
       "                    (stage 4 on; default 30)\n"
@@ -28,6 +33,9 @@ void print_usage(const char* program, std::string_view summary) {
       "The HTTP contract is in LAB.md and openapi.yaml.\n",
       static_cast<int>(summary.size()), summary.data(), program);
 }
+
+// LAB_ADMIN_TOKEN: the admin token from the environment, if neither flag gives one.
+constexpr const char* kAdminTokenVariable = "LAB_ADMIN_TOKEN";
 
 [[noreturn]] void usage_error(const char* program, const std::string& message) {
   std::fprintf(stderr, "%s: %s\nTry '%s --help'.\n", program, message.c_str(), program);
@@ -45,11 +53,24 @@ long long whole_number(const char* program, const std::string& option, const cha
   return value;
 }
 
+std::string admin_token_from_file(const char* program, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) usage_error(program, "--admin-token-file: cannot read '" + path + "'");
+  std::string token((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (token.ends_with('\n')) token.pop_back();
+  if (token.ends_with('\r')) token.pop_back();
+  if (token.empty()) usage_error(program, "--admin-token-file: '" + path + "' holds no token");
+  if (token.find_first_of("\r\n") != std::string::npos)
+    usage_error(program, "--admin-token-file: '" + path + "' holds more than one line");
+  return token;
+}
+
 }  // namespace
 
 LabOptions parse_options_or_exit(int argc, char** argv, std::string_view summary) {
   const char* program = argc > 0 ? argv[0] : "server";
   LabOptions options;
+  bool token_given = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&]() -> const char* {
@@ -64,8 +85,14 @@ LabOptions parse_options_or_exit(int argc, char** argv, std::string_view summary
     } else if (arg == "--db") {
       options.db_path = value();
     } else if (arg == "--admin-token") {
+      if (token_given) usage_error(program, "give one of --admin-token and --admin-token-file, once");
+      token_given = true;
       options.admin_token = value();
       if (options.admin_token.empty()) usage_error(program, "--admin-token may not be empty");
+    } else if (arg == "--admin-token-file") {
+      if (token_given) usage_error(program, "give one of --admin-token and --admin-token-file, once");
+      token_given = true;
+      options.admin_token = admin_token_from_file(program, value());
     } else if (arg == "--lab-controls") {
       options.lab_controls = true;
     } else if (arg == "--lease") {
@@ -79,6 +106,10 @@ LabOptions parse_options_or_exit(int argc, char** argv, std::string_view summary
     } else {
       usage_error(program, "unknown option '" + arg + "'");
     }
+  }
+  if (!token_given) {
+    const char* from_environment = std::getenv(kAdminTokenVariable);
+    if (from_environment != nullptr && *from_environment != '\0') options.admin_token = from_environment;
   }
   return options;
 }

@@ -1,6 +1,7 @@
 // stage_process.cc: see stage_process.h.
 #include "tests/e2e/stage_process.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -8,6 +9,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <thread>
 
@@ -102,8 +105,8 @@ Reply LabClient::transfer(std::int64_t from, std::int64_t to, std::int64_t amoun
 
 // ---------------------------------------------------------------- StageProcess
 
-StageProcess::StageProcess(std::string binary, std::vector<std::string> extra_args)
-    : binary_(binary_path(binary)), extra_args_(std::move(extra_args)) {
+StageProcess::StageProcess(std::string binary, std::vector<std::string> extra_args, StartOptions options)
+    : binary_(binary_path(binary)), extra_args_(std::move(extra_args)), options_(std::move(options)) {
   start();
 }
 
@@ -113,14 +116,28 @@ void StageProcess::start() {
   int out[2];
   if (pipe(out) != 0) throw std::runtime_error("pipe failed");
   // A restart takes the same port again, so the test's clients keep working.
-  std::vector<std::string> args = {binary_, "--port", std::to_string(port_), "--db", db_path(), "--admin-token", kAdminToken,
-                                   "--lab-controls", "--quiet"};
+  std::vector<std::string> args = {binary_, "--port", std::to_string(port_), "--db", db_path(), "--lab-controls"};
+  if (options_.admin_token_flag) args.insert(args.end(), {"--admin-token", kAdminToken});
+  if (!options_.log_to_file) args.push_back("--quiet");
   args.insert(args.end(), extra_args_.begin(), extra_args_.end());
+  std::string stderr_file = dir_.file("stderr.log");
   pid_ = fork();
   if (pid_ == 0) {
     dup2(out[1], STDOUT_FILENO);
     close(out[0]);
     close(out[1]);
+    if (options_.log_to_file) {
+      int err = open(stderr_file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+      if (err >= 0) dup2(err, STDERR_FILENO);
+    }
+    // The server's own stop signals as a fresh process would have them: a test run from a background job
+    // inherits SIGINT ignored, and an ignored signal never reaches the server's sigwait.
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (auto& e : options_.env) putenv(e.data());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -178,6 +195,62 @@ int StageProcess::wait_for_exit() {
 void StageProcess::restart() {
   stop();
   start();
+}
+
+int StageProcess::signal_and_wait(int signal_number) {
+  if (pid_ <= 0) return -1;
+  kill(pid_, signal_number);
+  int status = wait_for_exit();
+  if (status == -1) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+  return status;
+}
+
+namespace {
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+std::string StageProcess::stderr_text() const { return read_file(dir_.file("stderr.log")); }
+
+Finished run_to_exit(const std::vector<std::string>& args, int timeout_ms) {
+  TempDir dir;
+  std::string stderr_file = dir.file("stderr.log");
+  pid_t pid = fork();
+  if (pid == 0) {
+    int err = open(stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (err >= 0) dup2(err, STDERR_FILENO);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, STDOUT_FILENO);
+    std::vector<std::string> copy = args;
+    std::vector<char*> argv;
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    std::perror("execv");
+    _exit(127);
+  }
+  Finished finished;
+  for (int waited = 0;; waited += 10) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      finished.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      break;
+    }
+    if (waited >= timeout_ms) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  finished.stderr_text = read_file(stderr_file);
+  return finished;
 }
 
 void StageProcess::stop() {

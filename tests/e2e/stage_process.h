@@ -61,9 +61,16 @@ class LabClient {
   std::string token_;
 };
 
+// How a StageProcess is started; the defaults are what every test wants.
+struct StartOptions {
+  bool admin_token_flag = true;     // pass --admin-token kAdminToken (false: the test supplies it otherwise)
+  bool log_to_file = false;         // no --quiet, and stderr goes to a file (StageProcess::stderr_text())
+  std::vector<std::string> env;     // extra "NAME=value" entries for the server's environment
+};
+
 class StageProcess {
  public:
-  explicit StageProcess(std::string binary, std::vector<std::string> extra_args = {});
+  explicit StageProcess(std::string binary, std::vector<std::string> extra_args = {}, StartOptions options = {});
   ~StageProcess();
   StageProcess(const StageProcess&) = delete;
   StageProcess& operator=(const StageProcess&) = delete;
@@ -81,6 +88,11 @@ class StageProcess {
   int wait_for_exit();   // the exit status (e.g. 86 after Lab-Crash); -1 if it did not end within 10 s
   void restart();        // the same binary on the same database file
   void stop();           // SIGTERM, then wait
+  // Sends signal_number and returns the exit status as wait_for_exit() does (-1: still running after 10 s,
+  // then SIGKILLed).
+  int signal_and_wait(int signal_number);
+  // What the server wrote on stderr so far (StartOptions::log_to_file only).
+  std::string stderr_text() const;
 
   static constexpr const char* kAdminToken = "test-admin-token";
 
@@ -88,11 +100,20 @@ class StageProcess {
   void start();
   std::string binary_;
   std::vector<std::string> extra_args_;
+  StartOptions options_;
   TempDir dir_;
   pid_t pid_ = -1;
   int port_ = 0;
 };
 
 std::string binary_path(const std::string& name);   // <build>/stages/<name>
+
+// Runs a command to its end (killed after timeout_ms) and returns its exit status (-1: killed at the
+// timeout) and its stderr. For servers that must refuse to start.
+struct Finished {
+  int status = -1;
+  std::string stderr_text;
+};
+Finished run_to_exit(const std::vector<std::string>& args, int timeout_ms);
 
 }  // namespace lab::testing
