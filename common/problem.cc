@@ -57,6 +57,11 @@ constexpr std::array kRegistry = {
                     "Both accounts must hold the currency named in the request."},
     ProblemTypeInfo{InsufficientFunds, "insufficient-funds", 402, "Insufficient funds",
                     "The source account holds less than the amount."},
+    // 422, not 409: the request is understood and the accounts exist, but the bank will not carry it out,
+    // whatever the client retries; 409 here means "retry later" (request-in-progress), which this is not.
+    ProblemTypeInfo{BalanceLimit, "balance-limit", 422, "Balance would pass the maximum",
+                    "The transfer would take the target account past 2^53 - 1 minor units, the largest "
+                    "balance the bank keeps. Nothing moved."},
     ProblemTypeInfo{RouteNotFound, "route-not-found", 404, "No such route", "See openapi.yaml for the routes."},
     ProblemTypeInfo{LabControlsDisabled, "lab-controls-disabled", 403, "Lab controls are off",
                     "Start the server with --lab-controls to use this endpoint."},

@@ -40,6 +40,7 @@ enum class ProblemType {
   NotFound,
   CurrencyMismatch,
   InsufficientFunds,
+  BalanceLimit,
   RouteNotFound,
   LabControlsDisabled,
   ServiceUnavailable,
