@@ -71,10 +71,14 @@ void configure_server(httplib::Server& server, bool log_requests) {
     } catch (const DatabaseBusy&) {
       reply_database_busy(res);
     } catch (const std::exception& e) {
+      // The exception's text is for the operator, not the client: it can name files, SQL or library
+      // internals. The log gets it; the answer says only that the fault is the server's.
       std::fprintf(stderr, "error: %s %s: %s\n", req.method.c_str(), req.path.c_str(), e.what());
-      reply_problem(res, Problem::Of(ProblemType::InternalError, e.what()));
+      reply_problem(res, Problem::Of(ProblemType::InternalError, "internal error"));
     } catch (...) {
-      reply_problem(res, Problem::Of(ProblemType::InternalError, "unknown exception"));
+      std::fprintf(stderr, "error: %s %s: an exception that is not a std::exception\n", req.method.c_str(),
+                   req.path.c_str());
+      reply_problem(res, Problem::Of(ProblemType::InternalError, "internal error"));
     }
   });
   if (log_requests) server.set_logger(log_request);

@@ -100,7 +100,11 @@ nlohmann::json Problem::to_json() const {
 
 void reply_problem(httplib::Response& res, const Problem& problem) {
   res.status = problem.status();
-  res.set_content(problem.to_json().dump(), "application/problem+json");
+  // A detail may quote what the client sent (a header's value, say), and that need not be UTF-8. dump()'s
+  // default is to throw on such bytes, which would turn the client's 4xx into a 500; `replace` writes each
+  // one as U+FFFD instead, so writing a problem never fails.
+  res.set_content(problem.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                  "application/problem+json");
 }
 
 nlohmann::json problem_registry_json() {
