@@ -67,12 +67,27 @@ void configure_server(httplib::Server& server, bool log_requests) {
     const_cast<httplib::Request&>(req).ranges.clear();
     return httplib::Server::HandlerResponse::Unhandled;
   });
-  // httplib's own errors (no route, payload too large) arrive with an empty body: give them problem+json.
+  // httplib's own errors arrive with an empty body: give them problem+json, like every error of the lab.
+  // They are answered before any route runs (see httplib's Server::process_request): a malformed request line
+  // or header (400), a URI over CPPHTTPLIB_REQUEST_URI_MAX_LENGTH (414), a Range header it cannot parse (416),
+  // a body over kHardPayloadLimit (413); and no route (404). Any other empty error is the server's fault (500).
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (!res.body.empty()) return;
-    if (res.status == 404) reply_problem(res, Problem::Of(ProblemType::RouteNotFound, "no such route"));
-    if (res.status == 413)
-      reply_problem(res, Problem::Of(ProblemType::BodyTooLarge, "the body is larger than the server accepts"));
+    switch (res.status) {
+      case 400:
+        return reply_problem(res, Problem::Of(ProblemType::MalformedRequest, "the request is not valid HTTP/1.1"));
+      case 404: return reply_problem(res, Problem::Of(ProblemType::RouteNotFound, "no such route"));
+      case 413:
+        return reply_problem(res,
+                             Problem::Of(ProblemType::BodyTooLarge, "the body is larger than the server accepts"));
+      case 414:
+        return reply_problem(res, Problem::Of(ProblemType::UriTooLong, "the request's URI is too long"));
+      case 416:
+        return reply_problem(res, Problem::Of(ProblemType::RangeNotSatisfiable,
+                                              "the Range header cannot be parsed (the lab ignores Range)"));
+      default:
+        if (res.status >= 500) return reply_problem(res, Problem::Of(ProblemType::InternalError, "internal error"));
+    }
   });
   server.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
     try {

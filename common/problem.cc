@@ -63,6 +63,12 @@ constexpr std::array kRegistry = {
                     "The transfer would take the target account past 2^53 - 1 minor units, the largest "
                     "balance the bank keeps. Nothing moved."},
     ProblemTypeInfo{RouteNotFound, "route-not-found", 404, "No such route", "See openapi.yaml for the routes."},
+    // The next three are answered by the HTTP layer before routing (http_server.cc's error handler).
+    ProblemTypeInfo{MalformedRequest, "malformed-request", 400, "Malformed HTTP request",
+                    "The request line or a header line is not valid HTTP/1.1."},
+    ProblemTypeInfo{UriTooLong, "uri-too-long", 414, "URI too long", "The request's URI is longer than 8192 bytes."},
+    ProblemTypeInfo{RangeNotSatisfiable, "range-not-satisfiable", 416, "Range header not understood",
+                    "The Range header could not be parsed. The lab ignores Range on every route: drop the header."},
     ProblemTypeInfo{LabControlsDisabled, "lab-controls-disabled", 403, "Lab controls are off",
                     "Start the server with --lab-controls to use this endpoint."},
     ProblemTypeInfo{ServiceUnavailable, "service-unavailable", 503, "Temporarily unavailable",

@@ -138,3 +138,30 @@ TEST_CASE("a POST with a Range header gets its whole 201 body", "[e2e][stage6]")
   CHECK(repeat.body == reply.body);
   CHECK(w.transfers() == 1);
 }
+
+// httplib answers some requests itself, before any route runs: a malformed request line (400), a URI over
+// CPPHTTPLIB_REQUEST_URI_MAX_LENGTH (414), a Range header it cannot parse (416). Those answers used to have an
+// empty body; like every error of the lab they are problem+json now (http_server.cc's error handler).
+TEST_CASE("the HTTP layer's own 400, 414 and 416 are problem+json", "[e2e][stage1]") {
+  World w("stage1_naive");
+  SECTION("a malformed request line: 400") {
+    auto reply = raw_exchange(w.server.port(), "NOT-HTTP\r\nConnection: close\r\n\r\n");
+    CHECK(reply.status == 400);
+    CHECK(is_problem_json(reply));
+    if (is_problem_json(reply)) CHECK(reply.json()["type"] == "/problems/malformed-request");
+  }
+  SECTION("a URI too long: 414") {
+    auto reply = raw_exchange(w.server.port(), "GET /" + std::string(10'000, 'a') +
+                                                   " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    CHECK(reply.status == 414);
+    CHECK(is_problem_json(reply));
+    if (is_problem_json(reply)) CHECK(reply.json()["type"] == "/problems/uri-too-long");
+  }
+  SECTION("a Range header that cannot be parsed: 416, and nothing moved") {
+    auto reply = raw_exchange(w.server.port(), raw_transfer(w.alice, "Range: bytes=z\r\n", w.body(100)));
+    CHECK(reply.status == 416);
+    CHECK(is_problem_json(reply));
+    if (is_problem_json(reply)) CHECK(reply.json()["type"] == "/problems/range-not-satisfiable");
+    CHECK(w.transfers() == 0);
+  }
+}
