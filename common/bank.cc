@@ -158,12 +158,16 @@ MoneyOutcome Bank::move_money(Connection& conn, const Client& client, const Mone
     to = read_account(conn, *request.to_account);
     if (!to) return Problem::Of(ProblemType::NotFound, "no account " + std::to_string(*request.to_account));
   }
-  if (from->currency != request.currency || (to && to->currency != request.currency))
+  // The source is the caller's own account, so its currency may be named. The target may be anyone's: the
+  // refusal itself tells that it does not hold the request's currency, but which one it holds is its owner's
+  // business, so the detail does not say.
+  if (from->currency != request.currency)
     return Problem::Of(ProblemType::CurrencyMismatch, "the request is in " + request.currency + ", account " +
-                                                          std::to_string(from->id) + " holds " + from->currency +
-                                                          (to ? ", account " + std::to_string(to->id) + " holds " +
-                                                                    to->currency
-                                                              : std::string()));
+                                                          std::to_string(from->id) + " holds " + from->currency);
+  if (to && to->currency != request.currency)
+    return Problem::Of(ProblemType::CurrencyMismatch, "the request is in " + request.currency + ", account " +
+                                                          std::to_string(to->id) + " does not hold " +
+                                                          request.currency);
   if (from->balance < request.amount)
     return Problem::Of(ProblemType::InsufficientFunds, "account " + std::to_string(from->id) + " holds " +
                                                            std::to_string(from->balance) + ", the amount is " +

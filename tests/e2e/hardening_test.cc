@@ -165,3 +165,17 @@ TEST_CASE("the HTTP layer's own 400, 414 and 416 are problem+json", "[e2e][stage
     CHECK(w.transfers() == 0);
   }
 }
+
+// The currency-mismatch detail used to name the target account's currency ("account 5 holds EUR") even when
+// the target was another client's account: a probe for other clients' data. It now names only the caller's
+// own account's currency.
+TEST_CASE("a currency mismatch does not reveal the currency of another client's account", "[e2e][stage1]") {
+  World w("stage1_naive");
+  const auto bob = w.admin.create_client("bob");
+  const std::int64_t bobs_yen = w.admin.create_account(bob.id, 0, "JPY");
+  auto reply = w.alice.transfer(w.from, bobs_yen, 100, "probe");
+  CHECK(reply.status == 400);
+  CHECK(reply.json()["type"] == "/problems/currency-mismatch");
+  CHECK(reply.body.find("JPY") == std::string::npos);
+  CHECK(w.alice.balance(w.from) == 10'000);
+}
