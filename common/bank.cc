@@ -158,16 +158,28 @@ MoneyOutcome Bank::move_money(Connection& conn, const Client& client, const Mone
     to = read_account(conn, *request.to_account);
     if (!to) return Problem::Of(ProblemType::NotFound, "no account " + std::to_string(*request.to_account));
   }
-  if (from->currency != request.currency || (to && to->currency != request.currency))
+  // The source is the caller's own account, so its currency may be named. The target may be anyone's: the
+  // refusal itself tells that it does not hold the request's currency, but which one it holds is its owner's
+  // business, so the detail does not say.
+  if (from->currency != request.currency)
     return Problem::Of(ProblemType::CurrencyMismatch, "the request is in " + request.currency + ", account " +
-                                                          std::to_string(from->id) + " holds " + from->currency +
-                                                          (to ? ", account " + std::to_string(to->id) + " holds " +
-                                                                    to->currency
-                                                              : std::string()));
+                                                          std::to_string(from->id) + " holds " + from->currency);
+  if (to && to->currency != request.currency)
+    return Problem::Of(ProblemType::CurrencyMismatch, "the request is in " + request.currency + ", account " +
+                                                          std::to_string(to->id) + " does not hold " +
+                                                          request.currency);
   if (from->balance < request.amount)
     return Problem::Of(ProblemType::InsufficientFunds, "account " + std::to_string(from->id) + " holds " +
                                                            std::to_string(from->balance) + ", the amount is " +
                                                            std::to_string(request.amount));
+  // Every balance stays at most kMaxMinorUnits, the largest amount a JSON reader holds exactly: a balance past
+  // it could not be read back correctly, and enough of them would overflow the bank's totals. Written as a
+  // subtraction so that the check itself cannot overflow (amount <= kMaxMinorUnits by validation). The detail
+  // names neither the target's balance nor its owner: the target may be another client's account.
+  if (to && to->balance > kMaxMinorUnits - request.amount)
+    return Problem::Of(ProblemType::BalanceLimit, "account " + std::to_string(to->id) +
+                                                      " cannot receive " + std::to_string(request.amount) +
+                                                      ": its balance would pass 2^53 - 1");
 
   // The money moves: debit, credit (transfers only), and the ledger row, all in the caller's transaction.
   LedgerEntry entry;
@@ -221,12 +233,20 @@ std::vector<LedgerEntry> Bank::ledger_page(std::int64_t after_id, int limit) {
   return page;
 }
 
+// Summed here, row by row in 128 bits, not with SQL's SUM(): SQLite's SUM() of integers fails with "integer
+// overflow" past 2^63 - 1, which 1024 accounts at the maximum balance already reach (see MoneySum). One
+// statement, so one implicit read transaction: the three sums describe one moment.
 Totals Bank::totals() {
-  auto row = db_.conn().prepare(
-      "SELECT (SELECT COALESCE(SUM(opening_balance), 0) FROM accounts), (SELECT COALESCE(SUM(balance), 0) FROM "
-      "accounts), (SELECT COALESCE(SUM(amount), 0) FROM ledger WHERE kind = 'payout')");
-  row.step();
-  return Totals{row.column_int64(0), row.column_int64(1), row.column_int64(2)};
+  auto rows = db_.conn().prepare(
+      "SELECT opening_balance, balance, 0 FROM accounts "
+      "UNION ALL SELECT 0, 0, amount FROM ledger WHERE kind = 'payout'");
+  Totals totals;
+  while (rows.step()) {
+    totals.opening += rows.column_int64(0);
+    totals.balances += rows.column_int64(1);
+    totals.paid_out += rows.column_int64(2);
+  }
+  return totals;
 }
 
 }  // namespace lab

@@ -60,17 +60,22 @@ struct LedgerEntry {
   nlohmann::json to_ledger_json() const;   // GET /admin/ledger: the entry without from_balance_after
 };
 
-// What a money request ends in: the created entry (201) or a business problem (404, 400, 402).
+// What a money request ends in: the created entry (201) or a business problem (404, 400, 402, 422).
 using MoneyOutcome = std::variant<LedgerEntry, Problem>;
 // Every problem move_money can answer instead of a ledger entry (bank.cc). Each is a settled outcome: from
 // stage 4 on it completes the key like a 201 does, and GET /idempotency-policy lists their statuses.
 inline constexpr ProblemType kMoneyProblems[] = {ProblemType::NotFound, ProblemType::CurrencyMismatch,
-                                                 ProblemType::InsufficientFunds};
+                                                 ProblemType::InsufficientFunds, ProblemType::BalanceLimit};
+
+// A sum of many amounts. Each balance is at most kMaxMinorUnits (2^53 - 1), so 1024 full accounts already
+// pass 2^63 - 1: an int64_t (and SQLite's SUM(), which fails with "integer overflow") cannot hold the total.
+// 128 bits hold the sum of 2^63 such values, more rows than SQLite can store.
+using MoneySum = __int128;
 
 struct Totals {
-  std::int64_t opening = 0;    // sum of opening balances
-  std::int64_t balances = 0;   // sum of current balances
-  std::int64_t paid_out = 0;   // sum of payouts
+  MoneySum opening = 0;    // sum of opening balances
+  MoneySum balances = 0;   // sum of current balances
+  MoneySum paid_out = 0;   // sum of payouts
   bool conserved() const { return balances + paid_out == opening; }
 };
 
@@ -89,7 +94,8 @@ class Bank {
   std::optional<Account> find_account(std::int64_t id);
 
   // The business step of a request, in the contract's order: 404 unknown or foreign source account,
-  // 404 unknown target account, 400 currency mismatch, 402 insufficient funds, else the money moves.
+  // 404 unknown target account, 400 currency mismatch, 402 insufficient funds, 422 balance limit (the
+  // credit would take the target past kMaxMinorUnits), else the money moves.
   // Runs in the caller's write transaction (conn must be that transaction's connection).
   MoneyOutcome move_money(Connection& conn, const Client& client, const MoneyRequest& request);
   // Convenience for stages with no key to commit alongside: its own write transaction.

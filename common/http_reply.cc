@@ -10,7 +10,9 @@ namespace lab {
 
 void reply_json(httplib::Response& res, int status, const nlohmann::json& body) {
   res.status = status;
-  res.set_content(body.dump(), "application/json");
+  // Bodies are built from validated input and the database, so they are UTF-8; `replace` makes sure that a
+  // byte that slipped through becomes U+FFFD in the answer instead of an exception (as in reply_problem).
+  res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
 }
 
 void reply_outcome(httplib::Response& res, const MoneyOutcome& outcome) {

@@ -104,16 +104,40 @@ void configure_server(httplib::Server& server, bool log_requests) {
   server.new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
   server.set_payload_max_length(kHardPayloadLimit);
 
-  server.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+  server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response&) {
     request_started = Clock::now();
+    // Range is ignored, on every route. httplib parses a Range header into req.ranges before routing and,
+    // after the handler, cuts any response down to it, whatever its method and status: a POST /transfers
+    // with Range: bytes=0-9 would get 201 and ten bytes of the body while the money moved. RFC 9110 section
+    // 14.2 defines Range for GET only, and lets a server ignore it there too; the lab's answers are small
+    // JSON documents, so no route honours it. httplib hands this handler a const Request, but the object is
+    // its own non-const local (Server::process_request), so clearing the parsed ranges is well defined.
+    // (A Range that httplib cannot parse is answered 416 before routing, so before this handler: nothing
+    // moves, and the error handler below gives it a problem+json body.)
+    const_cast<httplib::Request&>(req).ranges.clear();
     return httplib::Server::HandlerResponse::Unhandled;
   });
-  // httplib's own errors (no route, payload too large) arrive with an empty body: give them problem+json.
+  // httplib's own errors arrive with an empty body: give them problem+json, like every error of the lab.
+  // They are answered before any route runs (see httplib's Server::process_request): a malformed request line
+  // or header (400), a URI over CPPHTTPLIB_REQUEST_URI_MAX_LENGTH (414), a Range header it cannot parse (416),
+  // a body over kHardPayloadLimit (413); and no route (404). Any other empty error is the server's fault (500).
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (!res.body.empty()) return;
-    if (res.status == 404) reply_problem(res, Problem::Of(ProblemType::RouteNotFound, "no such route"));
-    if (res.status == 413)
-      reply_problem(res, Problem::Of(ProblemType::BodyTooLarge, "the body is larger than the server accepts"));
+    switch (res.status) {
+      case 400:
+        return reply_problem(res, Problem::Of(ProblemType::MalformedRequest, "the request is not valid HTTP/1.1"));
+      case 404: return reply_problem(res, Problem::Of(ProblemType::RouteNotFound, "no such route"));
+      case 413:
+        return reply_problem(res,
+                             Problem::Of(ProblemType::BodyTooLarge, "the body is larger than the server accepts"));
+      case 414:
+        return reply_problem(res, Problem::Of(ProblemType::UriTooLong, "the request's URI is too long"));
+      case 416:
+        return reply_problem(res, Problem::Of(ProblemType::RangeNotSatisfiable,
+                                              "the Range header cannot be parsed (the lab ignores Range)"));
+      default:
+        if (res.status >= 500) return reply_problem(res, Problem::Of(ProblemType::InternalError, "internal error"));
+    }
   });
   server.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
     try {
@@ -121,11 +145,15 @@ void configure_server(httplib::Server& server, bool log_requests) {
     } catch (const DatabaseBusy&) {
       reply_database_busy(res);
     } catch (const std::exception& e) {
+      // The exception's text is for the operator, not the client: it can name files, SQL or library
+      // internals. The log gets it (escaped); the answer says only that the fault is the server's.
       std::fprintf(stderr, "error: %s %s: %s\n", escape_for_log(req.method).c_str(), escape_for_log(req.path).c_str(),
                    escape_for_log(e.what()).c_str());
-      reply_problem(res, Problem::Of(ProblemType::InternalError, e.what()));
+      reply_problem(res, Problem::Of(ProblemType::InternalError, "internal error"));
     } catch (...) {
-      reply_problem(res, Problem::Of(ProblemType::InternalError, "unknown exception"));
+      std::fprintf(stderr, "error: %s %s: an exception that is not a std::exception\n",
+                   escape_for_log(req.method).c_str(), escape_for_log(req.path).c_str());
+      reply_problem(res, Problem::Of(ProblemType::InternalError, "internal error"));
     }
   });
   if (log_requests) server.set_logger(log_request);

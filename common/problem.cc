@@ -57,7 +57,18 @@ constexpr std::array kRegistry = {
                     "Both accounts must hold the currency named in the request."},
     ProblemTypeInfo{InsufficientFunds, "insufficient-funds", 402, "Insufficient funds",
                     "The source account holds less than the amount."},
+    // 422, not 409: the request is understood and the accounts exist, but the bank will not carry it out,
+    // whatever the client retries; 409 here means "retry later" (request-in-progress), which this is not.
+    ProblemTypeInfo{BalanceLimit, "balance-limit", 422, "Balance would pass the maximum",
+                    "The transfer would take the target account past 2^53 - 1 minor units, the largest "
+                    "balance the bank keeps. Nothing moved."},
     ProblemTypeInfo{RouteNotFound, "route-not-found", 404, "No such route", "See openapi.yaml for the routes."},
+    // The next three are answered by the HTTP layer before routing (http_server.cc's error handler).
+    ProblemTypeInfo{MalformedRequest, "malformed-request", 400, "Malformed HTTP request",
+                    "The request line or a header line is not valid HTTP/1.1."},
+    ProblemTypeInfo{UriTooLong, "uri-too-long", 414, "URI too long", "The request's URI is longer than 8192 bytes."},
+    ProblemTypeInfo{RangeNotSatisfiable, "range-not-satisfiable", 416, "Range header not understood",
+                    "The Range header could not be parsed. The lab ignores Range on every route: drop the header."},
     ProblemTypeInfo{LabControlsDisabled, "lab-controls-disabled", 403, "Lab controls are off",
                     "Start the server with --lab-controls to use this endpoint."},
     ProblemTypeInfo{ServiceUnavailable, "service-unavailable", 503, "Temporarily unavailable",
@@ -95,7 +106,11 @@ nlohmann::json Problem::to_json() const {
 
 void reply_problem(httplib::Response& res, const Problem& problem) {
   res.status = problem.status();
-  res.set_content(problem.to_json().dump(), "application/problem+json");
+  // A detail may quote what the client sent (a header's value, say), and that need not be UTF-8. dump()'s
+  // default is to throw on such bytes, which would turn the client's 4xx into a 500; `replace` writes each
+  // one as U+FFFD instead, so writing a problem never fails.
+  res.set_content(problem.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                  "application/problem+json");
 }
 
 nlohmann::json problem_registry_json() {

@@ -40,7 +40,11 @@ enum class ProblemType {
   NotFound,
   CurrencyMismatch,
   InsufficientFunds,
+  BalanceLimit,
   RouteNotFound,
+  MalformedRequest,
+  UriTooLong,
+  RangeNotSatisfiable,
   LabControlsDisabled,
   ServiceUnavailable,
   InternalError,
@@ -72,7 +76,8 @@ struct Problem {
   nlohmann::json to_json() const;   // {"type","title","status","detail", ...extra}
 };
 
-// Writes the problem as the whole response: status, Content-Type and body.
+// Writes the problem as the whole response: status, Content-Type and body. Never throws: bytes of the
+// detail that are not UTF-8 are written as U+FFFD.
 void reply_problem(httplib::Response& res, const Problem& problem);
 
 // The registry as JSON, for GET /problems.

@@ -4,8 +4,8 @@
 # DEST gets the lab without its answers: common/, the grader, the build, LAB.md, stage 1, and the learner's
 # server (learner/) with every lesson region replaced by its starting point and a TODO naming its LAB.md
 # section (scripts/lab-regions.py starter). Left out: the reference stages 2-6, their lesson diffs, the wrong
-# turns, the grader's mutants of stage 6, the end-to-end tests of stages 2-6
-# (and signals_test.cc, which stops stages 5 and 6), and this project's CI.
+# turns, the grader's mutants of stage 6, the end-to-end tests of stages 2-6 (and signals_test.cc and
+# hardening_test.cc, which run stages 5 and 6), and this project's CI.
 # Afterwards it checks that no line of any lesson region is left anywhere in DEST's code.
 set -euo pipefail
 dest=${1:?usage: make-starter.sh DEST}
@@ -24,7 +24,7 @@ python3 "$src/scripts/lab-regions.py" check "$src"/learner/*   # a bad marker st
 cd "$src"
 git ls-files --cached --others --exclude-standard -z |
   grep -zv -E '^(stages/[2-6]_[^/]*/|stages/wrong_turns/|grader/mutants/|learner/|\.ci/)' |
-  grep -zv -E '^tests/e2e/(stage[2-6]|wrong_turns|signals)_test\.cc$' |
+  grep -zv -E '^tests/e2e/(stage[2-6]|wrong_turns|signals|hardening)_test\.cc$' |
   while IFS= read -r -d '' file; do
     [[ -e "$file" ]] || continue   # deleted in the work tree
     mkdir -p "$dest/$(dirname "$file")"

@@ -158,3 +158,43 @@ TEST_CASE_METHOD(BankFixture, "8 threads of concurrent distinct transfers all ap
   CHECK(bank.ledger_page(0, 1000).size() == kThreads * kTransfersPerThread);
   CHECK(bank.totals().conserved());
 }
+
+// Balances are capped at kMaxMinorUnits (2^53 - 1, the largest integer every JSON reader holds exactly). A
+// credit that would pass the cap is refused like a 402: nothing moves, and the ledger gets no row.
+TEST_CASE_METHOD(BankFixture, "a transfer that would take the target past the maximum balance is refused", "[bank]") {
+  Account full = bank.create_account(bob.client.id, kMaxMinorUnits, "USD");
+  auto outcome = bank.move_money_now(alice.client, transfer(alice_usd.id, full.id, 1));
+  CHECK(problem_of(outcome) == ProblemType::BalanceLimit);
+  CHECK(std::get<Problem>(outcome).status() == 422);
+  CHECK(balance(full) == kMaxMinorUnits);
+  CHECK(balance(alice_usd) == 10'000);
+  CHECK(bank.ledger_page(0, 10).empty());
+  // Up to the cap exactly is fine.
+  Account almost = bank.create_account(bob.client.id, kMaxMinorUnits - 100, "USD");
+  REQUIRE(std::holds_alternative<LedgerEntry>(bank.move_money_now(alice.client, transfer(alice_usd.id, almost.id, 100))));
+  CHECK(balance(almost) == kMaxMinorUnits);
+  CHECK(bank.totals().conserved());
+}
+
+// 1025 accounts at 2^53 - 1 hold more than 2^63 - 1 between them: SQLite's SUM() would fail with "integer
+// overflow". Bank::totals must still add them up exactly.
+TEST_CASE_METHOD(BankFixture, "totals add up balances whose sum passes 2^63 - 1", "[bank]") {
+  constexpr int kFullAccounts = 1025;
+  {
+    auto tx = db.begin_write();   // one transaction, not 1025: the rows are what matters, not how they came
+    for (int i = 0; i < kFullAccounts; ++i)
+      tx.conn()
+          .prepare("INSERT INTO accounts (client_id, currency, opening_balance, balance, created_at) "
+                   "VALUES (?1, 'USD', ?2, ?2, 0)")
+          .bind(1, bob.client.id)
+          .bind(2, kMaxMinorUnits)
+          .run();
+    tx.commit();
+  }
+  Totals totals;
+  REQUIRE_NOTHROW(totals = bank.totals());
+  CHECK(totals.conserved());
+  const MoneySum small_accounts = 10'000 + 0 + 500 + 1'000;
+  CHECK(totals.opening == small_accounts + MoneySum{kFullAccounts} * kMaxMinorUnits);
+  CHECK(totals.balances == totals.opening);
+}

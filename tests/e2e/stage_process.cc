@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -16,7 +17,12 @@
 
 namespace lab::testing {
 
-std::string binary_path(const std::string& name) { return std::string(LAB_BINARY_DIR) + "/stages/" + name; }
+// LAB_STAGES_DIR (optional) runs the tests against another build's servers, e.g. to see a new regression test
+// fail on the servers built before its fix: LAB_STAGES_DIR=/path/to/old/build/stages build/tests/e2e_tests
+std::string binary_path(const std::string& name) {
+  const char* stages_dir = std::getenv("LAB_STAGES_DIR");
+  return (stages_dir ? std::string(stages_dir) : std::string(LAB_BINARY_DIR) + "/stages") + "/" + name;
+}
 
 std::string Reply::header(const std::string& name) const {
   auto it = headers.find(name);
