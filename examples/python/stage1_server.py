@@ -46,6 +46,7 @@ PROBLEMS = {
     "not-found": (404, "No such account", "the account does not exist or is not yours (not told apart)"),
     "currency-mismatch": (400, "Currency does not match the accounts", "both accounts must hold the currency"),
     "insufficient-funds": (402, "Insufficient funds", "the source account holds less than the amount"),
+    "balance-limit": (422, "Balance would pass the maximum", "the target account would pass 2^53 - 1; nothing moved"),
     "route-not-found": (404, "No such route", "see openapi.yaml for the routes"),
     "lab-controls-disabled": (403, "Lab controls are off", "start the server with --lab-controls"),
     "service-unavailable": (503, "Temporarily unavailable", "the database was busy; retry"),
@@ -342,7 +343,8 @@ class Bank:
         return {"entries": [entry_json(r) for r in rows[:limit]], "next": rows[limit - 1]["id"] if more else None}
 
     def move_money(self, client_id, r, busy=False):
-        """One write transaction: the bank's checks in the contract's order (404, 400 currency-mismatch, 402),
+        """One write transaction: the bank's checks in the contract's order (404, 400 currency-mismatch, 402,
+        422 balance-limit),
         then the debit, the credit and the ledger row. Returns the 201 body."""
         with self.transaction() as db:
             if busy:  # Lab-Fail: busy: fail here, inside the money's transaction, as a busy SQLite would
@@ -361,6 +363,9 @@ class Bank:
             if source["balance"] < r["amount"]:
                 raise Problem("insufficient-funds",
                               f"account {source['id']} holds {source['balance']}, the amount is {r['amount']}")
+            if target and target["balance"] > MAX_MINOR_UNITS - r["amount"]:  # the target may be someone else's:
+                raise Problem("balance-limit",                                # name neither balance nor owner
+                              f"account {target['id']} cannot receive {r['amount']}: its balance would pass 2^53 - 1")
             db.execute("UPDATE accounts SET balance = balance - ? WHERE id = ?", (r["amount"], source["id"]))
             if target:
                 db.execute("UPDATE accounts SET balance = balance + ? WHERE id = ?", (r["amount"], target["id"]))
