@@ -2,6 +2,9 @@
 # ensure-deps.sh: installs the Debian packages the lab builds and tests with, only those missing.
 # Called by every Makefile target that builds. A second run finds everything and installs nothing.
 # Without root (and without sudo) it prints the exact command to run and stops.
+#
+#   scripts/ensure-deps.sh            what `make demo` and `make test` need
+#   scripts/ensure-deps.sh fuzz       and, for the target that needs them, one or more groups below
 set -euo pipefail
 
 packages=(
@@ -9,6 +12,14 @@ packages=(
   libcpp-httplib-dev nlohmann-json3-dev libsqlite3-dev libssl-dev catch2
   python3 curl sqlite3 libxml2-utils
 )
+
+# Groups that only some make targets need: installed when that target asks for them.
+for group in "$@"; do
+  case "$group" in
+    fuzz) packages+=(clang libclang-rt-14-dev) ;;   # libFuzzer and the sanitizers' runtime (make fuzz)
+    *) echo "ensure-deps.sh: unknown group '$group' (known: fuzz)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do
