@@ -13,12 +13,16 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <thread>
 
+#include "common/connection_stream.h"
 #include "common/db.h"
+#include "common/guarded_server.h"
 #include "common/hex.h"
 #include "common/http_reply.h"
 #include "common/problem.h"
+#include "common/request_framing.h"
 
 namespace lab {
 namespace {
@@ -100,29 +104,56 @@ sigset_t block_stop_signals() {
 
 void configure_server(httplib::Server& server, bool log_requests) {
   server.set_tcp_nodelay(true);
-  server.set_keep_alive_max_count(kKeepAliveMaxCount);
-  server.new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
-  server.set_payload_max_length(kHardPayloadLimit);
+  server.set_payload_max_length(kMaxRequestBody);
 
-  server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response&) {
+  // Runs after the head is read and before the body is (common/request_framing.h). httplib hands this handler
+  // a const Request, but the object is its own non-const local (Server::process_request), so changing it
+  // here is well defined.
+  server.set_pre_routing_handler([](const httplib::Request& const_req, httplib::Response& res) {
     request_started = Clock::now();
+    auto& req = const_cast<httplib::Request&>(const_req);
+    if (const ConnectionStream* connection = current_connection())
+      restore_raw_header_values(req, connection->raw_head());
     // Range is ignored, on every route. httplib parses a Range header into req.ranges before routing and,
     // after the handler, cuts any response down to it, whatever its method and status: a POST /transfers
     // with Range: bytes=0-9 would get 201 and ten bytes of the body while the money moved. RFC 9110 section
     // 14.2 defines Range for GET only, and lets a server ignore it there too; the lab's answers are small
-    // JSON documents, so no route honours it. httplib hands this handler a const Request, but the object is
-    // its own non-const local (Server::process_request), so clearing the parsed ranges is well defined.
-    // (A Range that httplib cannot parse is answered 416 before routing, so before this handler: nothing
-    // moves, and the error handler below gives it a problem+json body.)
-    const_cast<httplib::Request&>(req).ranges.clear();
+    // JSON documents, so no route honours it. (A Range that httplib cannot parse is answered 416 before
+    // routing, so before this handler: nothing moves, and the error handler below gives it a problem+json
+    // body.)
+    req.ranges.clear();
+    if (std::optional<Problem> refused = check_framing(req)) {
+      // The body, if any, stays unread: the connection cannot carry another request.
+      close_after_this_response();
+      reply_problem(res, *refused);
+      if (refused->type == ProblemType::UnsupportedContentEncoding) res.set_header("Accept-Encoding", "identity");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     return httplib::Server::HandlerResponse::Unhandled;
+  });
+  // Runs last, after httplib added its Keep-Alive header: a response after which the connection closes says so.
+  server.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
+    if (!closing_after_this_response()) return;
+    res.headers.erase("Keep-Alive");
+    res.set_header("Connection", "close");
   });
   // httplib's own errors arrive with an empty body: give them problem+json, like every error of the lab.
   // They are answered before any route runs (see httplib's Server::process_request): a malformed request line
   // or header (400), a URI over CPPHTTPLIB_REQUEST_URI_MAX_LENGTH (414), a Range header it cannot parse (416),
-  // a body over kHardPayloadLimit (413); and no route (404). Any other empty error is the server's fault (500).
+  // a body over kMaxRequestBody (413); and no route (404). Any other empty error is the server's fault (500).
+  // A read that stopped at one of ConnectionStream's limits reaches here as the library's 400 (or 413).
+  // After any of them but 404 the connection is closed: what follows on it may be the rest of a body.
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (!res.body.empty()) return;
+    if (res.status != 404) close_after_this_response();
+    const ConnectionStream* connection = current_connection();
+    ReadLimit limit = connection != nullptr ? connection->limit_hit() : ReadLimit::None;
+    if (limit == ReadLimit::HeadTooLarge)
+      return reply_problem(res, Problem::Of(ProblemType::RequestHeadTooLarge,
+                                            "the request line and headers are longer than 32 KiB"));
+    if (limit == ReadLimit::TooSlow)
+      return reply_problem(res, Problem::Of(ProblemType::RequestTimeout,
+                                            "the request did not arrive within 10 seconds of its first byte"));
     switch (res.status) {
       case 400:
         return reply_problem(res, Problem::Of(ProblemType::MalformedRequest, "the request is not valid HTTP/1.1"));

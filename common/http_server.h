@@ -1,14 +1,15 @@
 // http_server.h: starting and stopping a lab server with cpp-httplib. LAB.md "Plumbing: HTTP".
 //
-//   httplib::Server server;
+//   GuardedServer server;                                // common/guarded_server.h: the connection loop
 //   configure_server(server, /*log_requests=*/true);   // fixes, problem+json errors, request log
 //   server.Post("/transfers", handler);
 //   return serve_until_signalled(server, "127.0.0.1", port);   // prints "listening on http://127.0.0.1:PORT"
 //
-// Debian 12's cpp-httplib 0.11.4 needs four run-time fixes for a server that handles bursts of retries:
+// Debian 12's cpp-httplib 0.11.4 needs these run-time fixes for a server that handles bursts of retries:
 //   1. set_tcp_nodelay(true): else Nagle + delayed ACK add ~40 ms to each small response;
-//   2. a keep-alive count far above the default 5, so clients keep their connections;
-//   3. a worker pool of kWorkerThreads: each open connection holds a worker while it is kept alive;
+//   2. GuardedServer's connection loop: a worker pool of kWorkerThreads, keep-alive connections that give
+//      their worker up when others wait, bounded reads (common/connection_stream.h);
+//   3. the raw header values and the framing checks of common/request_framing.h, before any body is read;
 //   4. a listen backlog of kListenBacklog: 0.11 listens with 5, and a burst of 16 clients loses requests.
 #pragma once
 
@@ -21,10 +22,7 @@ namespace httplib { class Server; }
 
 namespace lab {
 
-inline constexpr int kWorkerThreads = 128;        // > the grader's 32 simultaneous clients, with room
 inline constexpr int kListenBacklog = 1024;       // pending connections the kernel queues for us
-inline constexpr int kKeepAliveMaxCount = 100000; // requests per connection before the server closes it
-inline constexpr std::size_t kHardPayloadLimit = 1024 * 1024;   // httplib refuses more before routing
 
 // Applies the fixes, installs the problem+json error and exception handlers and, if asked, the log line
 // per request: method, path, Idempotency-Key, status, replayed or not, milliseconds.

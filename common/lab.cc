@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "common/guarded_server.h"
 #include "common/http_server.h"
 #include "common/token.h"
 
@@ -40,7 +41,7 @@ int run_stage(int argc, char** argv, const StageInfo& stage, const RouteInstalle
   std::fprintf(stderr, "%s: database %s%s\n", std::string(stage.name).c_str(), options.db_path.c_str(),
                options.lab_controls ? ", lab controls ON (Lab-Delay-Ms, Lab-Crash, Lab-Fail, /admin/clock)" : "");
 
-  httplib::Server server;
+  GuardedServer server;
   configure_server(server, !options.quiet);
   install_common_routes(*lab, server, admin_token);
   install_stage_routes(*lab, server);

@@ -63,16 +63,27 @@ constexpr std::array kRegistry = {
                     "The transfer would take the target account past 2^53 - 1 minor units, the largest "
                     "balance the bank keeps. Nothing moved."},
     ProblemTypeInfo{RouteNotFound, "route-not-found", 404, "No such route", "See openapi.yaml for the routes."},
-    // The next three are answered by the HTTP layer before routing (http_server.cc's error handler).
+    // The next seven are answered by the HTTP layer before routing (http_server.cc's pre-routing and error
+    // handlers), before any body is read; the server closes the connection after them.
     ProblemTypeInfo{MalformedRequest, "malformed-request", 400, "Malformed HTTP request",
-                    "The request line or a header line is not valid HTTP/1.1."},
+                    "The request line or a header line is not valid HTTP/1.1, or the Content-Length is not one "
+                    "number."},
     ProblemTypeInfo{UriTooLong, "uri-too-long", 414, "URI too long", "The request's URI is longer than 8192 bytes."},
     ProblemTypeInfo{RangeNotSatisfiable, "range-not-satisfiable", 416, "Range header not understood",
                     "The Range header could not be parsed. The lab ignores Range on every route: drop the header."},
+    ProblemTypeInfo{LengthRequired, "length-required", 411, "Content-Length required",
+                    "Send the body with a Content-Length header; Transfer-Encoding (chunked) is not accepted."},
+    ProblemTypeInfo{UnsupportedContentEncoding, "unsupported-content-encoding", 415, "Content-Encoding not accepted",
+                    "Send the body uncompressed, without a Content-Encoding header."},
+    ProblemTypeInfo{RequestHeadTooLarge, "request-head-too-large", 431, "Request head too large",
+                    "The request line and headers together are longer than 32 KiB."},
+    ProblemTypeInfo{RequestTimeout, "request-timeout", 408, "Request too slow",
+                    "The request (head and body) did not arrive within 10 seconds of its first byte."},
     ProblemTypeInfo{LabControlsDisabled, "lab-controls-disabled", 403, "Lab controls are off",
                     "Start the server with --lab-controls to use this endpoint."},
     ProblemTypeInfo{ServiceUnavailable, "service-unavailable", 503, "Temporarily unavailable",
-                    "The database was busy. Nothing was recorded under your key: retry with the same key."},
+                    "The server was busy: the database, or too many open connections. Nothing was recorded "
+                    "under your key: retry with the same key."},
     ProblemTypeInfo{InternalError, "internal-error", 500, "Internal error", "A bug in the server."},
 };
 

@@ -179,3 +179,50 @@ TEST_CASE("a currency mismatch does not reveal the currency of another client's 
   CHECK(reply.body.find("JPY") == std::string::npos);
   CHECK(w.alice.balance(w.from) == 10'000);
 }
+
+// cpp-httplib 0.11.4 percent-decodes every header value it stores, so `"order%41"` and `"orderA"` were one
+// key: the second request got the first one's 201, replayed, and its own transfer never ran. The values are
+// now the bytes as sent (common/request_framing.h), as RFC 9110 section 5.5 says field values are.
+TEST_CASE("keys that differ only by a percent escape are two keys", "[e2e][stage6]") {
+  World w("stage6_scope_ttl");
+  auto escaped = raw_exchange(w.server.port(), raw_transfer(w.alice, "Idempotency-Key: \"order%41\"\r\n", w.body(100)));
+  CHECK(escaped.status == 201);
+  auto plain = w.alice.transfer(w.from, w.to, 100, "orderA");
+  CHECK(plain.status == 201);
+  CHECK(plain.header("Idempotent-Replayed") != "true");
+  CHECK(w.transfers() == 2);
+}
+
+// Framing the contract does not take is refused before the body is read (common/request_framing.h): before,
+// a chunked body or a gzip body was read (and inflated) whole, and two Content-Lengths were a smuggling
+// vector. A head over 32 KiB (common/connection_stream.h) is refused too, instead of being read without end.
+TEST_CASE("bodies the contract does not take are refused before they are read", "[e2e][stage6]") {
+  World w("stage6_scope_ttl");
+  const std::string body = w.body(100);
+  auto refused = [&](const std::string& request, int status, const std::string& type) {
+    auto reply = raw_exchange(w.server.port(), request);
+    CHECK(reply.status == status);
+    CHECK(is_problem_json(reply));
+    if (is_problem_json(reply)) CHECK(reply.json()["type"] == type);
+    CHECK(reply.head.find("Connection: close") != std::string::npos);
+  };
+  SECTION("chunked, even before authentication") {
+    refused("POST /transfers HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n0\r\n\r\n", 411,
+            "/problems/length-required");
+  }
+  SECTION("a compressed body") {
+    refused(raw_transfer(w.alice, "Idempotency-Key: \"gz\"\r\nContent-Encoding: gzip\r\n", body), 415,
+            "/problems/unsupported-content-encoding");
+  }
+  SECTION("two different Content-Lengths") {
+    refused(raw_transfer(w.alice, "Idempotency-Key: \"cl\"\r\nContent-Length: 3\r\n", body), 400,
+            "/problems/malformed-request");
+  }
+  SECTION("a head over 32 KiB") {
+    std::string many;
+    for (int i = 0; i < 8; ++i) many += "X-Filler-" + std::to_string(i) + ": " + std::string(5000, 'a') + "\r\n";
+    refused(raw_transfer(w.alice, "Idempotency-Key: \"big\"\r\n" + many, body), 431,
+            "/problems/request-head-too-large");
+  }
+  CHECK(w.transfers() == 0);
+}
