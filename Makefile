@@ -13,7 +13,7 @@ SLOW_WRITE_MS ?= 10
 TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 TSAN_ARGS  := -DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread
 
-.PHONY: all deps build test demo grade starter starter-check asan tsan slow-matrix tsan-matrix lesson-diffs gradescope mutants clean help
+.PHONY: all deps build test demo grade starter starter-check asan tsan slow-matrix tsan-matrix lesson-diffs gradescope mutants soak clean help
 
 all: build
 
@@ -28,6 +28,7 @@ help:
 	@echo "make tsan-matrix   the grader matrix for SEEDS seeds under ThreadSanitizer (build-tsan)"
 	@echo "make lesson-diffs  regenerate stages/*/lesson.diff"
 	@echo "make mutants       build stage 6's mutants and grade each on MUTANT_SEEDS seeds (default 10)"
+	@echo "make soak          ROUNDS crash-and-retry rounds on stage 6 (200), each checked; SEED=S repeats a run"
 	@echo "make gradescope    build/gradescope/autograder.zip (edit scripts/gradescope/config.env first)"
 	@echo "make clean         remove build folders"
 
@@ -88,6 +89,13 @@ MUTANT_SEEDS ?= 10
 mutants: build
 	cmake --build $(BUILD) --target mutants -j$(JOBS)
 	$(BUILD)/grader/grader mutants --bin-dir $(BUILD)/stages --mutants grader/mutants --seeds $(MUTANT_SEEDS)
+
+# Crash-and-retry rounds on one stage 6 server and database file, each checked in full (LAB.md "Plumbing",
+# Reliability: soak). Without SEED the grader draws one and prints it.
+ROUNDS ?= 200
+SEED   ?=
+soak: build
+	$(BUILD)/grader/grader soak --rounds $(ROUNDS) $(if $(SEED),--seed $(SEED)) --bin-dir $(BUILD)/stages
 
 gradescope: build
 	scripts/gradescope/package.sh $(BUILD)/gradescope/autograder.zip

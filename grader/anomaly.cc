@@ -44,6 +44,10 @@ constexpr std::array kAnomalies = {
     AnomalyInfo{NoResponse, "no-response", "the server gave no answer where the contract requires one", 0},
     AnomalyInfo{ContractShape, "contract-shape",
                 "a response's fields, types or content type are not the contract's: clients will break", 0},
+    AnomalyInfo{CorruptDatabase, "corrupt-database",
+                "the database file fails PRAGMA integrity_check after crashes and restarts: nothing in it can be "
+                "trusted any more",
+                0},
 };
 
 }  // namespace

@@ -34,6 +34,7 @@ enum class Anomaly {
   UnexplainedEntry,      // a ledger entry no request of the check asked for
   NoResponse,            // the server gave no answer where the contract requires one
   ContractShape,         // a response's fields, types or content type differ from the contract
+  CorruptDatabase,       // the server's database file fails PRAGMA integrity_check (grader soak)
 };
 
 struct AnomalyInfo {

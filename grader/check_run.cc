@@ -82,7 +82,8 @@ std::string show_exchange(const Exchange& x) {
   return out + "\n  " + shorten(x.response->body);
 }
 
-CheckRun::CheckRun(const Check& check, Target& target, History& history, std::uint64_t seed, const std::string& nonce)
+CheckRun::CheckRun(const Check& check, Target& target, History& history, std::uint64_t seed, const std::string& nonce,
+                   std::int64_t ledger_known_end)
     : check_(check),
       target_(target),
       history_(history),
@@ -90,7 +91,7 @@ CheckRun::CheckRun(const Check& check, Target& target, History& history, std::ui
       rng_(Rng::for_check(seed, check.name)),
       world_(api_, rng_, nonce),
       in_flight_(history) {
-  ledger_start_ = api_.ledger_end();
+  ledger_start_ = api_.ledger_end(ledger_known_end);
 }
 
 Exchange CheckRun::send(const Attempt& a, std::chrono::milliseconds connect_patience) {

@@ -16,12 +16,6 @@
 namespace grader {
 namespace {
 
-std::string quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::optional<Address> parse_url(const std::string& url) {
   std::string rest = url.rfind("http://", 0) == 0 ? url.substr(7) : url;
   rest = rest.substr(0, rest.find('/'));
@@ -37,10 +31,10 @@ std::optional<Address> parse_url(const std::string& url) {
 // The grader as it was started (its own path: `grader` alone is usually not on PATH), and the selection
 // as it was given: --only N alone, or --stage N.
 std::string repeat_command(const GraderOptions& o, std::uint64_t seed) {
-  std::string cmd = quoted(grader_path());
+  std::string cmd = shell_quote(grader_path());
   cmd += o.only ? " --only " + std::to_string(*o.only) : " --stage " + std::to_string(o.stage);
-  cmd += o.server.empty() ? " --url " + quoted(o.url) + " --admin-token " + quoted(o.admin_token)
-                          : " --server " + quoted(o.server);
+  cmd += o.server.empty() ? " --url " + shell_quote(o.url) + " --admin-token " + shell_quote(o.admin_token)
+                          : " --server " + shell_quote(o.server);
   if (o.lease_seconds) cmd += " --lease " + std::to_string(*o.lease_seconds);
   if (o.key_ttl_seconds) cmd += " --key-ttl " + std::to_string(*o.key_ttl_seconds);
   return cmd + " --seed " + std::to_string(seed);

@@ -9,6 +9,7 @@
 //   day_*.cc          `grader day`: the day of requests (generate, replay, audit, show). LAB.md "The day"
 //   demo*.cc          `grader demo`: narrated failure scenarios for a class. LAB.md "The day" (the show)
 //   mutants.cc        `grader mutants`: the grader checking itself against realistic mistakes in stage 6
+//   soak*.cc          `grader soak`: crash-and-retry rounds on one database file. LAB.md "Reliability"
 #include <iostream>
 
 #include "grader/check.h"
@@ -18,6 +19,7 @@
 #include "grader/grade.h"
 #include "grader/matrix.h"
 #include "grader/options.h"
+#include "grader/soak.h"
 
 int main(int argc, char** argv) {
   // Subcommands with their own command lines (each has --help).
@@ -26,6 +28,7 @@ int main(int argc, char** argv) {
     return grader::run_demo(std::vector<std::string>(argv + 2, argv + argc));
   if (argc > 1 && std::string(argv[1]) == "mutants")
     return grader::run_mutants(std::vector<std::string>(argv + 2, argv + argc));
+  if (argc > 1 && std::string(argv[1]) == "soak") return grader::run_soak(std::vector<std::string>(argv + 2, argv + argc));
   auto parsed = grader::parse_grader_options(std::vector<std::string>(argv + 1, argv + argc));
   if (auto* error = std::get_if<std::string>(&parsed)) {
     std::cerr << "grader: " << *error << "\nTry 'grader --help'.\n";

@@ -13,6 +13,7 @@ Usage:
   grader day generate|replay|show ...     the day of requests (grader day --help)
   grader demo [NAME]                      narrated failure scenarios (grader demo --help)
   grader mutants --bin-dir DIR [--seeds N]   the grader against stage 6's mutants (grader mutants --help)
+  grader soak [--rounds N] [--seed S]     crash-and-retry rounds on stage 6, each checked (grader soak --help)
   grader --list
 
 The server command may use {port}, {db} and {admin_token}; the grader fills them with a free port, a

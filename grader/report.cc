@@ -41,12 +41,6 @@ std::string seconds_text(double s) {
   return buf;
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 // The line naming the openapi.yaml operation a finding is about, or "" if it names none. A finding about an
 // operation (no one request shows it) names the operation in the line too; one that shows its request
 // names only the operationId, since the request line is printed just above.
@@ -60,6 +54,12 @@ std::string contract_line(const Finding& f) {
 }
 
 }  // namespace
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 bool use_colour(int fd) {
   const char* no_colour = std::getenv("NO_COLOR");
@@ -82,6 +82,10 @@ std::string check_line(const CheckOutcome& o, bool colour) {
 }
 
 std::string describe_failure(const CheckOutcome& o, const std::string& repeat_command, bool all_findings) {
+  return describe_findings(o, all_findings) + "repeat: " + repeat_for(repeat_command, o.check->name) + "\n";
+}
+
+std::string describe_findings(const CheckOutcome& o, bool all_findings) {
   std::ostringstream out;
   const std::string pad = "          ";
   const std::size_t shown = all_findings ? o.findings.size() : std::min(o.findings.size(), kFindingsShown);
@@ -120,7 +124,6 @@ std::string describe_failure(const CheckOutcome& o, const std::string& repeat_co
                                                                    [](const Finding& f) { return f.hint.empty(); });
   if (some_without_hint) out << "hint:   " << o.check->hint << "\n";
   out << "LAB.md: \"" << o.check->section << "\"\n";
-  out << "repeat: " << repeat_for(repeat_command, o.check->name) << "\n";
   return out.str();
 }
 

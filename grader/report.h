@@ -23,7 +23,12 @@ bool use_colour(int fd);
 // The failure's full text, without colour (also the "output" of results.json and JUnit). With all_findings
 // false (the terminal's default) only the first few findings are shown, and a line says how many more.
 std::string describe_failure(const CheckOutcome& outcome, const std::string& repeat_command, bool all_findings);
+// The same without its last line, "repeat: <command>", for a caller that repeats a run its own way
+// (`grader soak --round N`).
+std::string describe_findings(const CheckOutcome& outcome, bool all_findings);
 std::string check_line(const CheckOutcome& outcome, bool colour);  // "  PASS  stage1  name  title  0.02s"
+// A word for /bin/sh, in single quotes: the repeat commands the grader prints are pasted into a shell.
+std::string shell_quote(const std::string& word);
 // "grader ... --check NAME": the repeat command with the check appended.
 std::string repeat_for(const std::string& repeat_command, const std::string& check_name);
 

@@ -51,6 +51,7 @@ class ServerProcess {
   Address address() const { return address_; }
   const std::string& admin_token() const { return admin_token_; }
   std::string command() const;  // the template with placeholders filled, as last run
+  const std::string& database_path() const { return db_path_; }  // what {db} is filled with
   std::string stderr_tail(std::size_t max_bytes = 4000) const;
 
  private:

@@ -67,6 +67,8 @@ Address Target::address() const {
 
 std::string Target::describe() const { return process_ ? process_->command() : "http://" + address().authority(); }
 
+std::string Target::database_path() const { return process_ ? process_->database_path() : ""; }
+
 std::string Target::stderr_tail() const {
   return process_ ? process_->stderr_tail() : "    (not started by the grader)\n";
 }

@@ -47,6 +47,7 @@ class Target {
   // StartError; needs can_restart().
   std::unique_ptr<Target> launch_sibling(const ServerFacts& facts) const;
   std::string describe() const;  // the command line, or the URL
+  std::string database_path() const;  // the file {db} names; "" with --url (the grader cannot know it)
   std::string stderr_tail() const;
 
   bool alive();  // --url: always true
