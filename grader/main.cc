@@ -9,11 +9,13 @@
 //   day_*.cc          `grader day`: the day of requests (generate, replay, audit, show). LAB.md "The day"
 //   demo*.cc          `grader demo`: narrated failure scenarios for a class. LAB.md "The day" (the show)
 //   mutants.cc        `grader mutants`: the grader checking itself against realistic mistakes in stage 6
+//   load*.cc          `grader load`: bounded loopback load on stage 6. LAB.md "Plumbing" (Reliability)
 #include <iostream>
 
 #include "grader/check.h"
 #include "grader/day.h"
 #include "grader/demo.h"
+#include "grader/load.h"
 #include "grader/mutants.h"
 #include "grader/grade.h"
 #include "grader/matrix.h"
@@ -26,6 +28,8 @@ int main(int argc, char** argv) {
     return grader::run_demo(std::vector<std::string>(argv + 2, argv + argc));
   if (argc > 1 && std::string(argv[1]) == "mutants")
     return grader::run_mutants(std::vector<std::string>(argv + 2, argv + argc));
+  if (argc > 1 && std::string(argv[1]) == "load")
+    return grader::run_load(std::vector<std::string>(argv + 2, argv + argc));
   auto parsed = grader::parse_grader_options(std::vector<std::string>(argv + 1, argv + argc));
   if (auto* error = std::get_if<std::string>(&parsed)) {
     std::cerr << "grader: " << *error << "\nTry 'grader --help'.\n";
