@@ -235,7 +235,8 @@ PhaseResult run_slow_client_phase(const LoadBank& bank, Target& target, int seco
   {
     std::vector<std::jthread> attackers;
     for (int i = 0; i < kSlowSockets; ++i)
-      attackers.emplace_back([&, i] { slow[static_cast<std::size_t>(i)] = run_slow_socket(bank, attack, attackers_started); });
+      attackers.emplace_back(
+          [&, i] { slow[static_cast<std::size_t>(i)] = run_slow_socket(bank, attack, attackers_started); });
     for (int i = 0; i < kIdleConnections; ++i)
       attackers.emplace_back(
           [&, i] { idle[static_cast<std::size_t>(i)] = run_idle_connection(bank, i, attack, attackers_started); });
@@ -275,7 +276,8 @@ std::string mib(std::int64_t kib) {
 
 // "201 8012, replay 2990, 409 431": the expected statuses first, then any other.
 std::string statuses_text(const std::map<std::string, int>& statuses) {
-  const std::pair<const char*, const char*> known[] = {{"201", "201"}, {"201 replay", "replay"}, {"409 in-progress", "409"}};
+  const std::pair<const char*, const char*> known[] = {
+      {"201", "201"}, {"201 replay", "replay"}, {"409 in-progress", "409"}};
   std::string out;
   auto add = [&](const std::string& label, int n) { out += (out.empty() ? "" : ", ") + label + " " + std::to_string(n); };
   for (const auto& [label, shown] : known)
@@ -310,7 +312,7 @@ int run_load(const std::vector<std::string>& args) {
   std::string bin_dir, server;
   int seconds_per_phase = kDefaultSecondsPerPhase;
   bool help = false;
-  auto wrong = parse_option_pairs(args, &help, [&](const std::string& a, const std::string& v) -> std::optional<std::string> {
+  auto take = [&](const std::string& a, const std::string& v) -> std::optional<std::string> {
     if (a == "--bin-dir") {
       bin_dir = v;
     } else if (a == "--server") {
@@ -323,7 +325,8 @@ int run_load(const std::vector<std::string>& args) {
       return "unknown option " + a;
     }
     return std::nullopt;
-  });
+  };
+  auto wrong = parse_option_pairs(args, &help, take);
   if (help) return std::cout << kUsage, 0;
   if (wrong) return usage_error(*wrong);
   if (!bin_dir.empty() && !server.empty()) return usage_error("give --bin-dir or --server, not both");

@@ -47,7 +47,8 @@ std::vector<std::string> audit_money(Target& target, const LoadBank& bank, const
     auto found = rows_by_memo.find(k.memo);
     const std::size_t n = found == rows_by_memo.end() ? 0 : found->second.size();
     if (!k.answer) {
-      if (n > 0) failures.push_back("key " + k.key + " was never answered 201, yet has " + std::to_string(n) + " ledger rows");
+      if (n > 0)
+        failures.push_back("key " + k.key + " was never answered 201, yet has " + std::to_string(n) + " ledger rows");
       continue;
     }
     ++accepted;

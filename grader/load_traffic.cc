@@ -204,7 +204,8 @@ ClientLog run_mixed_client(const LoadBank& bank, int index, const LoadPlan& plan
     std::string error;
     if (roll <= kRetryPercent && !completed.empty()) {
       // Is the completed key answered with its first answer, byte for byte?
-      const LoadKey& key = log.keys[completed[static_cast<std::size_t>(rng.between(0, static_cast<std::int64_t>(completed.size()) - 1))]];
+      const auto pick = rng.between(0, static_cast<std::int64_t>(completed.size()) - 1);
+      const LoadKey& key = log.keys[completed[static_cast<std::size_t>(pick)]];
       const std::int64_t sent = monotonic_ns();
       std::optional<HttpResponse> got;
       if (kept.send(transfer_request(key, true), &error)) got = kept.read(plan.stop_waiting(), &error);

@@ -70,7 +70,7 @@ int run_mutants(const std::vector<std::string>& args) {
   int seeds = 3, jobs = kDefaultJobs;
   std::set<std::string> only;
   bool help = false;
-  auto wrong = parse_option_pairs(args, &help, [&](const std::string& a, const std::string& v) -> std::optional<std::string> {
+  auto take = [&](const std::string& a, const std::string& v) -> std::optional<std::string> {
     if (a == "--bin-dir") {
       bin_dir = v;
     } else if (a == "--mutants") {
@@ -95,7 +95,8 @@ int run_mutants(const std::vector<std::string>& args) {
       return "unknown option " + a;
     }
     return std::nullopt;
-  });
+  };
+  auto wrong = parse_option_pairs(args, &help, take);
   if (help) return std::cout << kUsage, 0;
   if (wrong) return usage_error(*wrong);
   if (bin_dir.empty()) return usage_error("--bin-dir is required");
