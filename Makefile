@@ -13,7 +13,7 @@ SLOW_WRITE_MS ?= 10
 TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 TSAN_ARGS  := -DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread
 
-.PHONY: all deps build test demo grade starter starter-check asan tsan slow-matrix tsan-matrix lesson-diffs gradescope mutants soak clean help
+.PHONY: all deps build test demo grade starter starter-check asan tsan slow-matrix tsan-matrix lesson-diffs gradescope mutants soak load clean help
 
 all: build
 
@@ -29,6 +29,7 @@ help:
 	@echo "make lesson-diffs  regenerate stages/*/lesson.diff"
 	@echo "make mutants       build stage 6's mutants and grade each on MUTANT_SEEDS seeds (default 10)"
 	@echo "make soak          ROUNDS crash-and-retry rounds on stage 6 (200), each checked; SEED=S repeats a run"
+	@echo "make load          bounded loopback load on stage 6: 64 and 256 connections, slow clients (~40 s)"
 	@echo "make gradescope    build/gradescope/autograder.zip (edit scripts/gradescope/config.env first)"
 	@echo "make clean         remove build folders"
 
@@ -96,6 +97,13 @@ ROUNDS ?= 200
 SEED   ?=
 soak: build
 	$(BUILD)/grader/grader soak --rounds $(ROUNDS) $(if $(SEED),--seed $(SEED)) --bin-dir $(BUILD)/stages
+
+# Stage 6 under bounded loopback load (LAB.md "Plumbing", Reliability, "Load"): no errors but the expected
+# 409s, every connection answered, slow clients do not stop it, nothing lost, memory flat. Not part of
+# `make test`: it takes about 40 s of full load. SECONDS_PER_PHASE=S lengthens each of its three phases.
+SECONDS_PER_PHASE ?= 8
+load: build
+	$(BUILD)/grader/grader load --bin-dir $(BUILD)/stages --seconds-per-phase $(SECONDS_PER_PHASE)
 
 gradescope: build
 	scripts/gradescope/package.sh $(BUILD)/gradescope/autograder.zip

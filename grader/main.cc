@@ -10,11 +10,13 @@
 //   demo*.cc          `grader demo`: narrated failure scenarios for a class. LAB.md "The day" (the show)
 //   mutants.cc        `grader mutants`: the grader checking itself against realistic mistakes in stage 6
 //   soak*.cc          `grader soak`: crash-and-retry rounds on one database file. LAB.md "Reliability"
+//   load*.cc          `grader load`: bounded loopback load on stage 6. LAB.md "Plumbing" (Reliability)
 #include <iostream>
 
 #include "grader/check.h"
 #include "grader/day.h"
 #include "grader/demo.h"
+#include "grader/load.h"
 #include "grader/mutants.h"
 #include "grader/grade.h"
 #include "grader/matrix.h"
@@ -29,6 +31,8 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "mutants")
     return grader::run_mutants(std::vector<std::string>(argv + 2, argv + argc));
   if (argc > 1 && std::string(argv[1]) == "soak") return grader::run_soak(std::vector<std::string>(argv + 2, argv + argc));
+  if (argc > 1 && std::string(argv[1]) == "load")
+    return grader::run_load(std::vector<std::string>(argv + 2, argv + argc));
   auto parsed = grader::parse_grader_options(std::vector<std::string>(argv + 1, argv + argc));
   if (auto* error = std::get_if<std::string>(&parsed)) {
     std::cerr << "grader: " << *error << "\nTry 'grader --help'.\n";

@@ -69,35 +69,36 @@ int run_mutants(const std::vector<std::string>& args) {
   std::uint64_t first_seed = 1;
   int seeds = 3, jobs = kDefaultJobs;
   std::set<std::string> only;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") return std::cout << kUsage, 0;
-    if (i + 1 == args.size()) return usage_error(a + " needs a value (or is unknown)");
-    const std::string& v = args[++i];
+  bool help = false;
+  auto take = [&](const std::string& a, const std::string& v) -> std::optional<std::string> {
     if (a == "--bin-dir") {
       bin_dir = v;
     } else if (a == "--mutants") {
       dir = v;
     } else if (a == "--seeds") {
       auto n = parse_number<int>(v, 1, 1000);
-      if (!n) return usage_error("--seeds takes a whole number from 1 to 1000");
+      if (!n) return "--seeds takes a whole number from 1 to 1000";
       seeds = *n;
     } else if (a == "--seed") {
       auto n = parse_number<std::uint64_t>(v, 0, UINT64_MAX);
-      if (!n) return usage_error("--seed takes a whole number");
+      if (!n) return "--seed takes a whole number";
       first_seed = *n;
     } else if (a == "--jobs") {
       auto n = parse_number<int>(v, 1, 64);
-      if (!n) return usage_error("--jobs takes a whole number from 1 to 64");
+      if (!n) return "--jobs takes a whole number from 1 to 64";
       jobs = *n;
     } else if (a == "--only") {
       std::string list = v + ",";
       for (std::size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 1)
         if (comma > at) only.insert(list.substr(at, comma - at));
     } else {
-      return usage_error("unknown option " + a);
+      return "unknown option " + a;
     }
-  }
+    return std::nullopt;
+  };
+  auto wrong = parse_option_pairs(args, &help, take);
+  if (help) return std::cout << kUsage, 0;
+  if (wrong) return usage_error(*wrong);
   if (bin_dir.empty()) return usage_error("--bin-dir is required");
 
   std::vector<Mutant> mutants;

@@ -14,6 +14,7 @@ Usage:
   grader demo [NAME]                      narrated failure scenarios (grader demo --help)
   grader mutants --bin-dir DIR [--seeds N]   the grader against stage 6's mutants (grader mutants --help)
   grader soak [--rounds N] [--seed S]     crash-and-retry rounds on stage 6, each checked (grader soak --help)
+  grader load [--bin-dir DIR] [--seconds-per-phase S]   bounded loopback load on stage 6 (grader load --help)
   grader --list
 
 The server command may use {port}, {db} and {admin_token}; the grader fills them with a free port, a
@@ -46,6 +47,19 @@ Options:
 Exit status: 0 when every selected check passed, 1 when one failed, 2 for a usage error.
 Colour only on a terminal; NO_COLOR turns it off.
 )";
+}
+
+std::optional<std::string> parse_option_pairs(
+    const std::vector<std::string>& args, bool* help,
+    const std::function<std::optional<std::string>(const std::string& option, const std::string& value)>& take) {
+  *help = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") return *help = true, std::nullopt;
+    if (i + 1 == args.size()) return args[i] + " needs a value (or is unknown)";
+    if (auto error = take(args[i], args[i + 1])) return error;
+    ++i;
+  }
+  return std::nullopt;
 }
 
 std::variant<GraderOptions, std::string> parse_grader_options(const std::vector<std::string>& args) {

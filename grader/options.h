@@ -8,6 +8,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
@@ -42,6 +43,13 @@ std::optional<T> parse_number(const std::string& text, T lo, T hi) {
   if (ec != std::errc() || end != text.data() + text.size() || value < lo || value > hi) return std::nullopt;
   return value;
 }
+
+// The command line of a subcommand whose options each take one value ("--seeds 3", as `grader mutants`
+// and `grader load` have): calls take(option, value) for each pair in order; take returns what is wrong,
+// or nothing. Returns the first thing wrong, or nothing; *help says whether --help or -h came first.
+std::optional<std::string> parse_option_pairs(
+    const std::vector<std::string>& args, bool* help,
+    const std::function<std::optional<std::string>(const std::string& option, const std::string& value)>& take);
 
 // The options, or a message saying what is wrong.
 std::variant<GraderOptions, std::string> parse_grader_options(const std::vector<std::string>& args);

@@ -47,6 +47,7 @@ class ServerProcess {
   bool alive();  // reaps the process if it has ended
   bool wait_for_exit(std::chrono::milliseconds patience);
   std::string last_exit() const { return last_exit_; }  // "exit 86", "signal 9", ...
+  pid_t process_group() const { return pid_; }  // -1 when not running; `grader load` reads its memory
 
   Address address() const { return address_; }
   const std::string& admin_token() const { return admin_token_; }

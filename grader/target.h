@@ -43,6 +43,7 @@ class Target {
   const std::string& admin_token() const { return admin_token_; }
   const ServerFacts& facts() const { return facts_; }
   bool can_restart() const { return process_ != nullptr; }
+  pid_t process_group() const { return process_ ? process_->process_group() : -1; }  // -1 with --url
   // Another server from the same command, on a fresh database, with these --lease and --key-ttl. Throws
   // StartError; needs can_restart().
   std::unique_ptr<Target> launch_sibling(const ServerFacts& facts) const;

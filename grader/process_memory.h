@@ -1,0 +1,45 @@
+// process_memory.h: how much memory a server holds, read from /proc, for `grader load` (load.h).
+//
+//   MemoryWatch watch(target.process_group());   // samples every kMemorySampleEvery on its own thread
+//   ... the phase runs ...
+//   MemoryFigures m = watch.stop();               // m.start_kib, m.peak_kib, m.end_kib
+//
+// The figure is VmRSS (resident set size: the pages in RAM) summed over every process of the server's
+// process group, so it is the server's own however it was started (`/bin/sh -c` may or may not exec it)
+// and in whatever language. Linux only; elsewhere, and after the group ended, every figure is 0.
+// Thread safety: one owner thread; the sampler is internal.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+
+namespace grader {
+
+// Often enough to see a phase's peak, rarely enough that reading /proc costs nothing.
+constexpr std::chrono::milliseconds kMemorySampleEvery{100};
+
+// The VmRSS of every process whose process group is `group`, in KiB.
+std::int64_t group_resident_kib(pid_t group);
+
+struct MemoryFigures {
+  std::int64_t start_kib = 0, peak_kib = 0, end_kib = 0;
+};
+
+class MemoryWatch {
+ public:
+  explicit MemoryWatch(pid_t group);
+  ~MemoryWatch() = default;  // the jthread stops and joins
+  MemoryFigures stop();      // takes the end sample
+
+ private:
+  pid_t group_;
+  std::mutex mutex_;
+  MemoryFigures figures_;  // guarded by mutex_
+  std::jthread sampler_;   // last: it starts once the members above exist
+};
+
+}  // namespace grader
