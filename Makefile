@@ -13,7 +13,7 @@ SLOW_WRITE_MS ?= 10
 TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 TSAN_ARGS  := -DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread
 
-.PHONY: all deps build test demo grade starter starter-check asan tsan slow-matrix tsan-matrix lesson-diffs gradescope mutants soak load clean help
+.PHONY: all deps build test demo grade starter starter-check asan tsan slow-matrix tsan-matrix lesson-diffs gradescope mutants soak load fuzz clean help
 
 all: build
 
@@ -31,6 +31,7 @@ help:
 	@echo "make soak          ROUNDS crash-and-retry rounds on stage 6 (200), each checked; SEED=S repeats a run"
 	@echo "make load          bounded loopback load on stage 6: 64 and 256 connections, slow clients (~40 s)"
 	@echo "make gradescope    build/gradescope/autograder.zip (edit scripts/gradescope/config.env first)"
+	@echo "make fuzz          libFuzzer on the input parsers, then HTTP mutations against stage 6, SECONDS (60) in all"
 	@echo "make clean         remove build folders"
 
 deps:
@@ -108,5 +109,22 @@ load: build
 gradescope: build
 	scripts/gradescope/package.sh $(BUILD)/gradescope/autograder.zip
 
+# libFuzzer targets (clang, ASan+UBSan, build-fuzz) for the body validator, the canonicalizer, the key parser
+# and the admin inputs, then the HTTP mutation fuzzer against a stage 6 server of $(BUILD). SECONDS in all,
+# shared equally (scripts/fuzz.sh). LAB.md "Reliability", Fuzzing. Not part of `make test`, which only replays
+# the committed corpora (fuzz/corpus/) through the same checks.
+SECONDS    ?= 60
+FUZZ_BUILD ?= build-fuzz
+FUZZ_CONFIGURE = CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLAB_FUZZ=ON \
+                 -DLAB_WERROR=$(WERROR)
+fuzz: deps $(BUILD)/CMakeCache.txt
+	@scripts/ensure-deps.sh fuzz
+	@grep -qx 'LAB_WERROR:BOOL=$(WERROR)' $(BUILD)/CMakeCache.txt || $(CONFIGURE)
+	cmake --build $(BUILD) -j$(JOBS) --target stage6_scope_ttl http_mutator
+	@test -f $(FUZZ_BUILD)/CMakeCache.txt || $(FUZZ_CONFIGURE)
+	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz_canonical_json fuzz_idempotency_key fuzz_money_request \
+	  fuzz_admin_input
+	@scripts/fuzz.sh $(SECONDS) $(FUZZ_BUILD) $(BUILD)
+
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz

@@ -8,38 +8,13 @@
 //   GET  /accounts/{id}           the caller's own account, else 404
 #include <httplib.h>
 
-#include <charconv>
-
+#include "common/admin_requests.h"
 #include "common/auth.h"
 #include "common/field_errors.h"
 #include "common/http_reply.h"
 #include "common/lab.h"
 
 namespace lab {
-namespace {
-
-// The limits of the admin endpoints. Each error message is built from its constant, so the two never disagree.
-// (POST /admin/clock's advance_ms is bounded by the clock itself: LabClock::kMaxAdvanceMs, kMaxOffsetMs.)
-constexpr std::size_t kMaxClientNameBytes = 100;   // UTF-8 bytes: a label for a person or team, not a document
-constexpr long long kLedgerPageDefault = 100;      // entries per page when the request names no limit
-constexpr long long kLedgerPageMax = 1000;         // entries per page: bounds one response (an entry is
-                                                   // 0.2 to 2.5 KB of JSON, metadata included)
-
-std::optional<long long> query_number(const httplib::Request& req, const char* name, long long fallback) {
-  if (!req.has_param(name)) return fallback;
-  std::string text = req.get_param_value(name);
-  long long value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
-  return value;
-}
-
-bool is_whole(const nlohmann::json& v, long long min, long long max) {
-  return v.is_number_integer() && !(v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) &&
-         v.get<long long>() >= min && v.get<long long>() <= max;
-}
-
-}  // namespace
 
 void install_common_routes(Lab& lab, httplib::Server& server, const std::string& admin_token) {
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
@@ -53,12 +28,9 @@ void install_common_routes(Lab& lab, httplib::Server& server, const std::string&
     if (!authorize_admin_or_reply(admin_token, req, res)) return;
     auto body = parse_json_object_or_reply(req, res);
     if (!body) return;
-    auto name = body->find("name");
-    if (name == body->end() || !name->is_string() || name->get<std::string>().empty() ||
-        name->get<std::string>().size() > kMaxClientNameBytes)
-      return reply_problem(
-          res, field_problem("name", "must be a string of 1 to " + std::to_string(kMaxClientNameBytes) + " bytes"));
-    auto created = lab.bank.create_client(name->get<std::string>());
+    auto name = parse_new_client(*body);
+    if (auto* problem = std::get_if<Problem>(&name)) return reply_problem(res, *problem);
+    auto created = lab.bank.create_client(std::get<std::string>(name));
     reply_json(res, 201, {{"id", created.client.id}, {"name", created.client.name}, {"token", created.token}});
   });
 
@@ -66,32 +38,26 @@ void install_common_routes(Lab& lab, httplib::Server& server, const std::string&
     if (!authorize_admin_or_reply(admin_token, req, res)) return;
     auto body = parse_json_object_or_reply(req, res);
     if (!body) return;
-    const auto& b = *body;
-    if (!b.contains("client_id") || !is_whole(b["client_id"], 1, kMaxExactJsonInteger))   // ids are JSON integers
-      return reply_problem(res, field_problem("client_id", "must be a client id"));
-    if (!b.contains("balance") || !is_whole(b["balance"], 0, kMaxMinorUnits))
-      return reply_problem(res, field_problem("balance", "must be an integer from 0 to 2^53 - 1 (minor units)"));
-    if (!b.contains("currency") || !b["currency"].is_string() || !is_currency_code(b["currency"].get<std::string>()))
-      return reply_problem(res, field_problem("currency", kCurrencyCodeRule));
-    auto client_id = b["client_id"].get<std::int64_t>();
-    if (!lab.bank.find_client(client_id))
+    auto parsed = parse_new_account(*body);
+    if (auto* problem = std::get_if<Problem>(&parsed)) return reply_problem(res, *problem);
+    const auto& wanted = std::get<NewAccount>(parsed);
+    if (!lab.bank.find_client(wanted.client_id))
       return reply_problem(res, field_problem("client_id", "no such client"));
-    auto account = lab.bank.create_account(client_id, b["balance"].get<std::int64_t>(), b["currency"].get<std::string>());
+    auto account = lab.bank.create_account(wanted.client_id, wanted.balance, wanted.currency);
     reply_json(res, 201, account.to_json());
   });
 
   server.Get("/admin/ledger", [&lab, admin_token](const httplib::Request& req, httplib::Response& res) {
     if (!authorize_admin_or_reply(admin_token, req, res)) return;
-    auto after = query_number(req, "after", 0);
-    auto limit = query_number(req, "limit", kLedgerPageDefault);
-    FieldErrors errors;
-    if (!after) errors.add("after", "must be a whole number: the id of the last entry seen, 0 for the first page");
-    if (!limit || *limit < 1 || *limit > kLedgerPageMax)
-      errors.add("limit", "must be a whole number of entries from 1 to " + std::to_string(kLedgerPageMax));
-    if (!errors.empty()) return reply_problem(res, errors.to_problem());
+    auto param = [&req](const char* name) {
+      return req.has_param(name) ? std::optional(req.get_param_value(name)) : std::nullopt;
+    };
+    auto parsed = parse_ledger_query(param("after"), param("limit"));
+    if (auto* problem = std::get_if<Problem>(&parsed)) return reply_problem(res, *problem);
+    const auto& query = std::get<LedgerQuery>(parsed);
     // One row more than asked tells whether another page follows, so next is null on the last page.
-    auto page = lab.bank.ledger_page(*after, static_cast<int>(*limit) + 1);
-    bool more = static_cast<long long>(page.size()) > *limit;
+    auto page = lab.bank.ledger_page(query.after, static_cast<int>(query.limit) + 1);
+    bool more = static_cast<std::int64_t>(page.size()) > query.limit;
     if (more) page.pop_back();
     nlohmann::json entries = nlohmann::json::array();
     for (const auto& entry : page) entries.push_back(entry.to_ledger_json());
@@ -105,10 +71,9 @@ void install_common_routes(Lab& lab, httplib::Server& server, const std::string&
       return reply_problem(res, Problem::Of(ProblemType::LabControlsDisabled, "start the server with --lab-controls"));
     auto body = parse_json_object_or_reply(req, res);
     if (!body) return;
-    if (!body->contains("advance_ms") || !is_whole((*body)["advance_ms"], 0, LabClock::kMaxAdvanceMs))
-      return reply_problem(res, field_problem("advance_ms", "must be a whole number of milliseconds from 0 to " +
-                                                                std::to_string(LabClock::kMaxAdvanceMs)));
-    auto now_ms = lab.clock.advance((*body)["advance_ms"].get<std::int64_t>());
+    auto advance_ms = parse_clock_advance(*body);
+    if (auto* problem = std::get_if<Problem>(&advance_ms)) return reply_problem(res, *problem);
+    auto now_ms = lab.clock.advance(std::get<std::int64_t>(advance_ms));
     if (!now_ms)
       return reply_problem(res, field_problem("advance_ms", "would put the lab clock more than " +
                                                                 std::to_string(LabClock::kMaxOffsetMs) +

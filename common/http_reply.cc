@@ -3,8 +3,7 @@
 
 #include <httplib.h>
 
-#include "common/field_errors.h"
-#include "common/money_request.h"
+#include "common/admin_requests.h"
 
 namespace lab {
 
@@ -38,21 +37,12 @@ void reply_database_busy(httplib::Response& res) {
 }
 
 std::optional<nlohmann::json> parse_json_object_or_reply(const httplib::Request& req, httplib::Response& res) {
-  if (!is_json_media_type(req.get_header_value("Content-Type"))) {
-    reply_problem(res, Problem::Of(ProblemType::UnsupportedMediaType, "expected Content-Type: application/json"));
+  auto parsed = parse_json_object(req.get_header_value("Content-Type"), req.body);
+  if (auto* problem = std::get_if<Problem>(&parsed)) {
+    reply_problem(res, *problem);
     return std::nullopt;
   }
-  auto parsed = parse_canonical_json(req.body);
-  if (auto* error = std::get_if<JsonError>(&parsed)) {
-    reply_problem(res, json_problem(*error));
-    return std::nullopt;
-  }
-  auto& value = std::get<CanonicalJson>(parsed).value;
-  if (!value.is_object()) {
-    reply_problem(res, field_problem("(body)", "must be a JSON object"));
-    return std::nullopt;
-  }
-  return std::move(value);
+  return std::get<nlohmann::json>(std::move(parsed));
 }
 
 }  // namespace lab

@@ -30,7 +30,7 @@ void reply_in_progress(httplib::Response& res);
 // nothing was recorded. Sent by the server's exception handler (http_server.cc:configure_server).
 void reply_database_busy(httplib::Response& res);
 
-// Reads the JSON body of an admin request; answers 415/400 itself.
+// Reads the JSON body of an admin request (admin_requests.h:parse_json_object); answers 415/400 itself.
 std::optional<nlohmann::json> parse_json_object_or_reply(const httplib::Request& req, httplib::Response& res);
 
 }  // namespace lab

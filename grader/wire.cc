@@ -216,6 +216,10 @@ bool Connection::send_all(std::string_view bytes, std::string* error) {
   return true;
 }
 
+void Connection::finish_sending() {
+  if (fd_ >= 0) ::shutdown(fd_, SHUT_WR);
+}
+
 std::optional<HttpResponse> Connection::read_response(std::chrono::milliseconds timeout, std::string* error,
                                                       bool* timed_out) {
   if (timed_out) *timed_out = false;

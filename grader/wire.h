@@ -75,6 +75,10 @@ class Connection {
   ~Connection();
 
   bool send_all(std::string_view bytes, std::string* error);
+  // Half-closes the connection: the server reads the end of the stream after the bytes sent, so a request
+  // cut short is refused or dropped at once instead of after the server's read timeout. The answer to what
+  // was sent can still be read. (fuzz/http_mutator.cc sends truncated requests.)
+  void finish_sending();
   // Reads one response (Content-Length, chunked, or up to the end of the stream). *timed_out, if given,
   // says whether it gave up because the time ran out (the server may still be working on the request).
   std::optional<HttpResponse> read_response(std::chrono::milliseconds timeout, std::string* error,
