@@ -84,13 +84,30 @@ class Proxy:
     def __init__(self, fault, backend_port):
         self.fault = fault
         self.backend_port = backend_port
-        self.by_key = {}  # Idempotency-Key value -> stored 201 (leak-replays), or True (other-409)
+        self.by_key = {}  # Idempotency-Key value -> stored 201 (leak-replays), or "seen"/"answered" (other-409)
         self.lock = threading.Lock()  # guards by_key
 
     def forward(self, raw):
         with socket.create_connection(("127.0.0.1", self.backend_port)) as backend:
             backend.sendall(raw)
             return read_message(backend, True)
+
+    def conflict_for(self, request):
+        """other-409: the second request with a key seen before gets 409 /problems/conflict, once per key.
+        Decided in arrival order (the accept loop reads each request before a thread serves it): in threads,
+        a retry could overtake the lost attempt it repeats, and the lost one would get the 409."""
+        head, _ = request
+        key = header(head, "Idempotency-Key") if head.startswith("POST ") else None
+        if key is None:
+            return None
+        with self.lock:
+            if self.by_key.get(key) != "seen":
+                self.by_key.setdefault(key, "seen")
+                return None
+            self.by_key[key] = "answered"
+        problem = json.dumps({"type": "/problems/conflict", "title": "Conflict", "status": 409,
+                              "detail": "this key was used before"}).encode()
+        return build("HTTP/1.1 409 Conflict\r\nContent-Type: application/problem+json\r\nConnection: close", problem)
 
     def answer(self, request):
         head, body = request
@@ -100,14 +117,6 @@ class Proxy:
             if self.fault == "leak-replays" and key in self.by_key:
                 stored_head, stored_body = self.by_key[key]
                 return build(stored_head, stored_body, ["Idempotent-Replayed: true"])
-            if self.fault == "other-409" and key is not None:
-                if self.by_key.get(key) == "seen":
-                    self.by_key[key] = "answered"
-                    problem = json.dumps({"type": "/problems/conflict", "title": "Conflict", "status": 409,
-                                          "detail": "this key was used before"}).encode()
-                    return build("HTTP/1.1 409 Conflict\r\nContent-Type: application/problem+json\r\n"
-                                 "Connection: close", problem)
-                self.by_key.setdefault(key, "seen")
         response = self.forward(build(head, body))
         if response is None:
             return None  # the server died (a Lab-Crash): the client gets no answer either
@@ -129,20 +138,22 @@ class Proxy:
             res_body = json.dumps(entry).encode()
         return build(res_head, res_body)
 
-    def serve(self, client):
+    def serve(self, client, request=None, response=None):
         with client:
             try:
-                request = read_message(client, False)
-                response = self.answer(request) if request is not None else None
+                if request is None:
+                    request = read_message(client, False)
+                if response is None and request is not None:
+                    response = self.answer(request)
                 if response is not None:
                     client.sendall(response)
             except OSError as e:  # the client went away: the next one is served all the same
                 print("faulty_proxy: %r" % e, file=sys.stderr, flush=True)
 
 
-def serve_then_release(proxy, client, in_flight):
+def serve_then_release(proxy, client, in_flight, request=None, response=None):
     try:
-        proxy.serve(client)
+        proxy.serve(client, request, response)
     finally:
         if in_flight:
             in_flight.release()
@@ -192,6 +203,18 @@ def main():
             # Linger 0: close() sends RST, so the client sees "connection reset" before any answer.
             client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             client.close()
+        elif args.fault == "other-409":
+            try:  # read here, in arrival order (Proxy.conflict_for)
+                client.settimeout(10)
+                request = read_message(client, False)
+            except OSError:
+                request = None
+            if request is None:
+                client.close()
+                continue
+            response = proxy.conflict_for(request)
+            threading.Thread(target=serve_then_release, args=(proxy, client, in_flight, request, response),
+                             daemon=True).start()
         else:
             threading.Thread(target=serve_then_release, args=(proxy, client, in_flight), daemon=True).start()
 
