@@ -179,7 +179,7 @@ std::mutex& write_lock_after_slow_start(Database& db) {
 }  // namespace
 
 WriteTransaction::WriteTransaction(Database& db, Durability durability)
-    : lock_(write_lock_after_slow_start(db)), conn_(&db.conn()), sync_after_(db.sync()) {
+    : lock_(write_lock_after_slow_start(db)), conn_(&db.writer()), sync_after_(db.sync()) {
   if (durability == Durability::WithNextCommit) conn_->set_sync(Sync::Normal);
   // IMMEDIATE takes SQLite's write lock now, not at the first write, so a transaction that read
   // something cannot later fail to upgrade (a deadlock SQLite answers with SQLITE_BUSY at once).
@@ -207,6 +207,7 @@ void WriteTransaction::commit() {
 Database::Database(std::string path, Sync sync) : path_(std::move(path)), sync_(sync) {
   slow_write_delay();  // a bad LAB_SLOW_WRITE_MS fails at start-up too
   conn();  // open now, so a bad path fails at start-up, not at the first request
+  writer_ = std::make_unique<Connection>(path_, sync_);
 }
 
 Connection& Database::conn() {

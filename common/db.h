@@ -18,9 +18,10 @@
 // - Tests only: LAB_SLOW_WRITE_MS=<ms> sleeps before every write transaction and before its COMMIT
 //   (db.cc says why).
 //
-// Thread safety: a Database may be shared by all handler threads. Each thread gets its own connection
-// (SQLite connections must not be used by two threads at once); connections_ is guarded by
-// connections_mutex_. Writers additionally serialize on write_lock_ (see begin_write).
+// Thread safety: a Database may be shared by all handler threads. SQLite connections must not be used by two
+// threads at once: each thread reads through its own connection (conn(); connections_ is guarded by
+// connections_mutex_), and every write transaction uses the one writer connection, held only under
+// write_lock_ (see begin_write). Statements of tx.conn() must not outlive their transaction.
 #pragma once
 
 #include <sqlite3.h>
@@ -149,7 +150,7 @@ class Database {
   const std::string& path() const { return path_; }
   Sync sync() const { return sync_; }
 
-  Connection& conn();                           // this thread's connection
+  Connection& conn();                           // this thread's connection, for reads
   WriteTransaction begin_write(Durability durability = Durability::AtCommit) {
     return WriteTransaction(*this, durability);
   }
@@ -161,6 +162,13 @@ class Database {
   // It is a per-process convenience only: between processes SQLite's locks and the UNIQUE constraint
   // still decide. LAB.md "Plumbing: SQLite".
   std::mutex& write_lock() { return write_lock_; }
+  // The connection of every write transaction: only while write_lock() is held.
+  //
+  // Why one: when a connection sees that another one wrote, SQLite drops its whole page cache (the WAL
+  // changed), so with one connection per thread nearly every write transaction began by reading its pages
+  // again. Writers are serialized anyway; one writer keeps its cache warm and its statements prepared
+  // (make bench measured the difference: LAB.md "Performance").
+  Connection& writer() { return *writer_; }
 
  private:
   std::string path_;
@@ -168,6 +176,7 @@ class Database {
   std::mutex write_lock_;
   std::mutex connections_mutex_;  // guards connections_
   std::unordered_map<std::thread::id, std::unique_ptr<Connection>> connections_;
+  std::unique_ptr<Connection> writer_;   // guarded by write_lock_
 };
 
 }  // namespace lab

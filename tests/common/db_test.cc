@@ -2,6 +2,7 @@
 #include "common/db.h"
 
 #include <catch2/catch.hpp>
+#include <thread>
 
 #include "tests/common/temp_dir.h"
 
@@ -49,9 +50,9 @@ TEST_CASE("the database is in WAL mode", "[db]") {
 }
 
 namespace {
-// PRAGMA synchronous as SQLite reports it: 1 NORMAL, 2 FULL.
-std::int64_t synchronous_level(Database& db) {
-  auto row = db.conn().prepare("PRAGMA synchronous");
+// PRAGMA synchronous as SQLite reports it on one connection: 1 NORMAL, 2 FULL.
+std::int64_t synchronous_level(Connection& conn) {
+  auto row = conn.prepare("PRAGMA synchronous");
   row.step();
   return row.column_int64(0);
 }
@@ -60,9 +61,11 @@ std::int64_t synchronous_level(Database& db) {
 TEST_CASE("the server's sync level sets how every commit reaches the disk", "[db]") {
   testing::TempDir dir;
   Database full(dir.file("full.db"), Sync::Full);
-  CHECK(synchronous_level(full) == 2);
+  CHECK(synchronous_level(full.conn()) == 2);
+  CHECK(synchronous_level(full.writer()) == 2);
   Database normal(dir.file("normal.db"), Sync::Normal);
-  CHECK(synchronous_level(normal) == 1);
+  CHECK(synchronous_level(normal.conn()) == 1);
+  CHECK(synchronous_level(normal.writer()) == 1);
 }
 
 TEST_CASE("a commit WithNextCommit is not fsynced, and the level is FULL again after it", "[db]") {
@@ -71,21 +74,46 @@ TEST_CASE("a commit WithNextCommit is not fsynced, and the level is FULL again a
   db.exec_script("CREATE TABLE t (v INTEGER)");
   {
     auto claim = db.begin_write(Durability::WithNextCommit);
-    CHECK(synchronous_level(db) == 1);   // the commit below writes the WAL without an fsync
+    CHECK(synchronous_level(claim.conn()) == 1);   // the commit below writes the WAL without an fsync
     claim.conn().prepare("INSERT INTO t (v) VALUES (1)").run();
     claim.commit();
   }
-  CHECK(synchronous_level(db) == 2);
   {
     auto rolled_back = db.begin_write(Durability::WithNextCommit);   // never committed: restored all the same
   }
-  CHECK(synchronous_level(db) == 2);
   {
     auto money = db.begin_write();
-    CHECK(synchronous_level(db) == 2);   // the durable commit: its fsync covers the claim before it
+    CHECK(synchronous_level(money.conn()) == 2);   // the durable commit: its fsync covers the claim before it
     money.commit();
   }
   Database normal(dir.file("n.db"), Sync::Normal);
-  { auto claim = normal.begin_write(Durability::WithNextCommit); }
-  CHECK(synchronous_level(normal) == 1);   // at --sync normal nothing is ever raised to FULL
+  {
+    auto claim = normal.begin_write(Durability::WithNextCommit);
+    CHECK(synchronous_level(claim.conn()) == 1);
+  }
+  auto after = normal.begin_write();
+  CHECK(synchronous_level(after.conn()) == 1);   // at --sync normal nothing is ever raised to FULL
+}
+
+TEST_CASE("every write transaction uses the one writer connection, and reads see what it committed", "[db]") {
+  testing::TempDir dir;
+  Database db(dir.file("t.db"));
+  db.exec_script("CREATE TABLE t (v INTEGER)");
+  Connection* first = nullptr;
+  {
+    auto tx = db.begin_write();
+    first = &tx.conn();
+    tx.conn().prepare("INSERT INTO t (v) VALUES (7)").run();
+    tx.commit();
+  }
+  std::thread([&] {
+    auto tx = db.begin_write();
+    CHECK(&tx.conn() == first);       // another thread, the same writer
+    CHECK(&db.conn() != first);       // its reads have their own connection
+    tx.conn().prepare("INSERT INTO t (v) VALUES (8)").run();
+    tx.commit();
+  }).join();
+  auto row = db.conn().prepare("SELECT group_concat(v) FROM t");
+  row.step();
+  CHECK(row.column_text(0) == "7,8");
 }
