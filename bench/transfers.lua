@@ -5,8 +5,9 @@
 --       accounts=TOKEN:FROM:TO,TOKEN:FROM:TO mode=new|retries|duplicates [retry_share=0.25]
 --
 --   new         every request a new key: a new transfer (the first execution)
---   retries     with probability retry_share, the key (and so the body) of an earlier request of this thread
---               that has surely been answered: a retry of a completed key, which stage 5 on replays
+--   retries     after a warm-up of new keys (kRetryPool), with probability retry_share the key (and so the
+--               body) of an earlier request of this thread that has surely been answered: a retry of a
+--               completed key, which stage 5 on replays
 --   duplicates  two consecutive requests of a thread share a key: two connections carry the same key at about
 --               the same moment; one executes, the other gets 409 (in progress) or the replay
 --
@@ -29,6 +30,9 @@ end
 -- A key this many requests old has been answered (a connection holds one request at a time, and requests
 -- of one thread finish in about the order they start); a younger one may still be in progress.
 local kAnsweredAfter = 256
+-- Retries start once this many keys are answered: the keys a retry picks from, so that even with
+-- retry_share=1 (replays only) the replays spread over many keys, not one.
+local kRetryPool = 1000
 
 local options = {}
 local body, headers
@@ -68,9 +72,10 @@ local function next_key()
   if options.mode == "duplicates" then
     return key_text(math.floor((sent + 1) / 2))   -- 1, 1, 2, 2, 3, 3, ...
   end
-  if options.mode == "retries" and new_keys > kAnsweredAfter and math.random() < options.retry_share then
+  if options.mode == "retries" and new_keys >= kAnsweredAfter + kRetryPool and math.random() < options.retry_share then
     retries = retries + 1
-    return key_text(math.random(1, new_keys - kAnsweredAfter))
+    -- From key 2: wrk calls request() once before the run to check it (thread 1's key 1), never sending it.
+    return key_text(math.random(2, new_keys - kAnsweredAfter))
   end
   new_keys = new_keys + 1
   return key_text(new_keys)

@@ -36,7 +36,7 @@ ADMIN_TOKEN = "bench-admin-token"
 OPENING_BALANCE = 1_000_000_000_000  # cents; 1 cent per transfer, so no run overdraws; far below 2^53 - 1
 START_TIMEOUT_S = 10                 # a server that has not printed its listening line by then failed
 RSS_SAMPLE_EVERY_S = 0.2             # often enough to see a run's peak, rarely enough to cost nothing
-DEFAULT_SECONDS = 3                  # per wrk run: the whole of `make bench` stays under 5 minutes (plan())
+DEFAULT_SECONDS = 4                  # per wrk run: 25 runs, so `make bench` stays near 3 of its 5 minutes
 ENGINE_SECONDS = 2.0                 # per engine measurement (four of them)
 DAY_SPEED_MAX = 1_000_000_000        # grader day replay's largest --speed: intents start as fast as sent
 
@@ -266,6 +266,14 @@ def descendants(pid):
     return found
 
 
+def process_name(pid):
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
 def run_day(args, run_dir, intents):
     grader = os.path.join(args.build, "grader", "grader")
     log = os.path.join(run_dir, f"day-{intents}.jsonl")
@@ -286,8 +294,9 @@ def run_day(args, run_dir, intents):
                 status = os.waitstatus_to_exitcode(wait_status)
                 grader_peak = usage.ru_maxrss   # KiB on Linux: the grader's own peak resident memory
                 break
-            for kid in descendants(proc.pid):
-                server_peak = max(server_peak, status_kib(kid, "VmHWM"))
+            for kid in descendants(proc.pid):   # the server, and the one started after each crash
+                if process_name(kid).startswith("stage"):
+                    server_peak = max(server_peak, status_kib(kid, "VmHWM"))
             time.sleep(RSS_SAMPLE_EVERY_S)
         proc.returncode = status
     wall = time.monotonic() - t0
@@ -380,10 +389,13 @@ def goals(rows, engine, day, matrix):
         worst = max((r["p99_ms"] for r in measured), default=None)
         compare(f"stage 6 p99 at {conns} connections (worst sync)", worst, limit, higher_is_better=False, unit=" ms")
     peak = max((r["peak_rss_kib"] for r in rows if r["server"] == s6), default=None)
-    compare("stage 6 server peak RSS (VmHWM, every row)", peak and round(peak / 1024, 1), GOAL_RSS_MIB,
+    compare("stage 6 server peak RSS under wrk (VmHWM, every row)", peak and round(peak / 1024, 1), GOAL_RSS_MIB,
             higher_is_better=False, unit=" MiB")
+    # The day is a longer life: a bigger database, 64 grader workers, each server thread's SQLite page cache.
+    compare("stage 6 server peak RSS in the default day", day and round(day["server_peak_rss_kib"] / 1024, 1),
+            GOAL_RSS_MIB, higher_is_better=False, unit=" MiB")
     compare("grader matrix wall time", matrix and matrix["wall_seconds"], GOAL_MATRIX_S, higher_is_better=False, unit=" s")
-    compare("default day replayed on stage 6", day and day["wall_seconds"], GOAL_DAY_S, higher_is_better=False, unit=" s")
+    compare("default day replayed on stage 6 (goal per stage; stage 6 measured)", day and day["wall_seconds"], GOAL_DAY_S, higher_is_better=False, unit=" s")
     return out
 
 
@@ -428,6 +440,9 @@ def print_table(report):
               f"server {day['server_peak_rss_kib'] / 1024:.1f} MiB, grader {day['grader_peak_rss_kib'] / 1024:.1f} MiB")
     if matrix:
         print(f"grader matrix --seed 1: {matrix['wall_seconds']} s wall, exit {matrix['exit_status']}")
+    if day or matrix:
+        print("(the day and the matrix run the stages at their default sync; --speed "
+              f"{DAY_SPEED_MAX}: intents start as fast as 64 workers send them)")
     if report["goals"]:
         print("\ngoals")
         for g in report["goals"]:
@@ -502,6 +517,7 @@ def main():
     else:
         runs = plan(args.quick, syncs)
         engine_s = 0.2 if args.quick else ENGINE_SECONDS
+        report["wrk_runs"], report["load_seconds"] = len(runs), len(runs) * args.seconds
         progress(f"bench: {len(runs)} wrk runs x {args.seconds} s = {len(runs) * args.seconds} s of load, "
                  f"engine 4 x {engine_s} s, the default day{'' if args.quick else ', the grader matrix'}")
         progress("engine_bench ...")
