@@ -7,26 +7,19 @@ each measurement runs, counts more than nothing, and sees no status, socket erro
 
 Exit 77 (ctest's SKIP_RETURN_CODE) when wrk is not installed: `make bench` installs it, `make test` does not.
 """
-import importlib.util
 import os
 import shutil
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import bench  # noqa: E402  (scripts/bench.py, and through it scripts/benchlib/)
+
 SKIP = 77
-
-
-def load_bench():
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "bench.py")
-    spec = importlib.util.spec_from_file_location("bench", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def main():
     build, stage = os.path.abspath(sys.argv[1]), sys.argv[2]
-    bench = load_bench()
     failures = []
     with tempfile.TemporaryDirectory(dir=build) as run_dir:
         args = type("Args", (), {"build": build, "seconds": 1})()
