@@ -111,7 +111,8 @@ def print_table(report):
     for sync in ("full", "normal"):
         one, two = engine_rate(engine, sync, 1), engine_rate(engine, sync, 2)
         print(f"  {sync.upper():<8}{one or 0:>16,.0f}{two or 0:>16,.0f}{(two or 0) * 2:>20,.0f}")
-    print(f"\nHTTP, {report['seconds_per_run']} s per row (wrk --latency, -t2, -t1 for 1 connection)")
+    print(f"\nHTTP, {report['wrk_runs']} rows x {report['seconds_per_run']} s (wrk --latency, -t2; -t1 for 1 connection);"
+          " a fresh server and database per row")
     head = f"  {'server':<34}{'sync':<7}{'conns':>5}{'req/s':>10}{'p50 ms':>8}{'p99 ms':>8}{'RSS MiB':>8}  statuses"
     print(head)
     for r in rows:
