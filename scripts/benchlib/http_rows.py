@@ -20,7 +20,13 @@ ADMIN_TOKEN = "bench-admin-token"
 OPENING_BALANCE = 1_000_000_000_000  # cents; 1 cent per transfer, so no run overdraws; far below 2^53 - 1
 
 
+# What the table calls the HTTP-only servers (bench/trivial_post_server.cc).
+TRIVIAL_NAMES = {"trivial": "HTTP alone: cpp-httplib", "trivial --guarded": "HTTP alone: lab GuardedServer"}
+
+
 def row_name(server, mode, share):
+    """The table's name of a row: the server, and what its requests are when they are not all new keys."""
+    server = TRIVIAL_NAMES.get(server, server)
     if mode == "retries":
         return f"{server}, replays only" if share >= 1 else f"{server}, {int(share * 100)}% retries"
     return f"{server}, duplicates" if mode == "duplicates" else server
