@@ -111,7 +111,7 @@ int Statement::column_index(std::string_view name) const {
 
 // ---------------------------------------------------------------- Connection
 
-Connection::Connection(const std::string& path) {
+Connection::Connection(const std::string& path, Sync sync) : sync_(sync) {
   int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                            nullptr);
   if (rc != SQLITE_OK) {
@@ -121,9 +121,16 @@ Connection::Connection(const std::string& path) {
   }
   sqlite3_extended_result_codes(db_, 1);
   sqlite3_busy_timeout(db_, Database::kBusyTimeoutMs);
-  // WAL: readers never block the writer. synchronous=NORMAL: a commit survives a crash of the process
-  // (what Lab-Crash does); only a power loss could drop the last commits.
-  exec_script("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+  // WAL: readers never block the writer. synchronous: see Sync in db.h.
+  exec_script(std::string("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=") +
+              (sync == Sync::Full ? "FULL;" : "NORMAL;"));
+}
+
+void Connection::set_sync(Sync sync) {
+  if (sync == sync_) return;
+  // Allowed inside a transaction: SQLite reads the level when it writes the WAL, at COMMIT.
+  prepare(sync == Sync::Full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL").run();
+  sync_ = sync;
 }
 
 Connection::~Connection() {
@@ -171,7 +178,9 @@ std::mutex& write_lock_after_slow_start(Database& db) {
 }
 }  // namespace
 
-WriteTransaction::WriteTransaction(Database& db) : lock_(write_lock_after_slow_start(db)), conn_(&db.conn()) {
+WriteTransaction::WriteTransaction(Database& db, Durability durability)
+    : lock_(write_lock_after_slow_start(db)), conn_(&db.conn()), sync_after_(db.sync()) {
+  if (durability == Durability::WithNextCommit) conn_->set_sync(Sync::Normal);
   // IMMEDIATE takes SQLite's write lock now, not at the first write, so a transaction that read
   // something cannot later fail to upgrade (a deadlock SQLite answers with SQLITE_BUSY at once).
   conn_->prepare("BEGIN IMMEDIATE").run();
@@ -179,6 +188,12 @@ WriteTransaction::WriteTransaction(Database& db) : lock_(write_lock_after_slow_s
 
 WriteTransaction::~WriteTransaction() {
   if (open_) sqlite3_exec(conn_->handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+  try {
+    conn_->set_sync(sync_after_);
+  } catch (...) {
+    // Cannot happen for a valid connection but for lack of memory. If it did, the level stays NORMAL for this thread: no money is
+    // lost by a crash, only power-cut durability; the next transaction tries to set it again.
+  }
 }
 
 void WriteTransaction::commit() {
@@ -189,7 +204,7 @@ void WriteTransaction::commit() {
 
 // ---------------------------------------------------------------- Database
 
-Database::Database(std::string path) : path_(std::move(path)) {
+Database::Database(std::string path, Sync sync) : path_(std::move(path)), sync_(sync) {
   slow_write_delay();  // a bad LAB_SLOW_WRITE_MS fails at start-up too
   conn();  // open now, so a bad path fails at start-up, not at the first request
 }
@@ -197,7 +212,7 @@ Database::Database(std::string path) : path_(std::move(path)) {
 Connection& Database::conn() {
   std::lock_guard guard(connections_mutex_);
   auto& slot = connections_[std::this_thread::get_id()];
-  if (!slot) slot = std::make_unique<Connection>(path_);
+  if (!slot) slot = std::make_unique<Connection>(path_, sync_);
   return *slot;
 }
 

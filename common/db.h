@@ -1,6 +1,6 @@
 // db.h: a thin RAII layer over SQLite. LAB.md "Plumbing: SQLite".
 //
-//   Database db("lab.db");                       // WAL, busy timeout (kBusyTimeoutMs), foreign keys
+//   Database db("lab.db", Sync::Full);           // WAL, busy timeout (kBusyTimeoutMs), foreign keys
 //   auto tx = db.begin_write();                   // the write lock, then BEGIN IMMEDIATE
 //   tx.conn().prepare("INSERT INTO t(k) VALUES (?1)").bind(1, key).run();   // may throw UniqueViolation
 //   tx.commit();                                  // without commit(), the destructor rolls back
@@ -13,6 +13,8 @@
 // - A UNIQUE (or PRIMARY KEY) violation is thrown as the typed error UniqueViolation. This is how stage 2+
 //   learn that a key was already there: the failed INSERT *is* the decision (never SELECT first).
 // - SQLITE_BUSY after the busy timeout is thrown as DatabaseBusy (answered 503, the key released).
+// - Durability is the server's --sync (Sync below) and, per transaction, Durability: a key's claim may wait
+//   for the next commit's fsync (LAB.md "Performance", durability).
 // - Tests only: LAB_SLOW_WRITE_MS=<ms> sleeps before every write transaction and before its COMMIT
 //   (db.cc says why).
 //
@@ -49,6 +51,22 @@ struct DatabaseBusy : DatabaseError {
   using DatabaseError::DatabaseError;
 };
 
+// How a COMMIT reaches the disk: the server's --sync. LAB.md "Performance" (durability) says what each risks.
+//   Full    the WAL is fsynced at every durable commit: a transfer answered 201 survives a power cut.
+//   Normal  the WAL is fsynced only at checkpoints: a commit survives a crash of the process (Lab-Crash,
+//           SIGKILL), but a power cut may undo the last commits, answered ones too, keys and all; the
+//           client was told "done" and never retries.
+enum class Sync { Full, Normal };
+
+// What one write transaction needs of its own COMMIT, at --sync full.
+//   AtCommit        durable when commit() returns.
+//   WithNextCommit  not fsynced by itself (synchronous=NORMAL for this commit). A power cut may undo it, but
+//                   only together with every later commit: SQLite appends commits to the WAL in order and an
+//                   fsync covers everything before it, so the next durable commit makes this one durable
+//                   too. Right for a write no client has been told about yet, whose loss looks like a crash
+//                   just before it: a key's claim, take-over or release. It saves an fsync per request.
+enum class Durability { AtCommit, WithNextCommit };
+
 class Connection;
 
 // One prepared statement with its bindings. Reset (ready for reuse from the cache) when destroyed.
@@ -84,7 +102,7 @@ class Statement {
 
 class Connection {
  public:
-  explicit Connection(const std::string& path);
+  Connection(const std::string& path, Sync sync);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -94,10 +112,12 @@ class Connection {
   std::int64_t last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
   int changes() const { return sqlite3_changes(db_); }
   sqlite3* handle() { return db_; }
+  void set_sync(Sync sync);                         // PRAGMA synchronous, only when it changes
   [[noreturn]] void throw_error(int rc, std::string_view during);
 
  private:
   sqlite3* db_ = nullptr;
+  Sync sync_;
   std::map<std::string, sqlite3_stmt*, std::less<>> statement_cache_;  // this thread only
 };
 
@@ -106,7 +126,7 @@ class Database;
 // A write transaction: holds the process-wide write lock, then BEGIN IMMEDIATE.
 class WriteTransaction {
  public:
-  explicit WriteTransaction(Database& db);
+  WriteTransaction(Database& db, Durability durability);
   ~WriteTransaction();   // rolls back unless committed
   WriteTransaction(const WriteTransaction&) = delete;
   WriteTransaction& operator=(const WriteTransaction&) = delete;
@@ -116,6 +136,7 @@ class WriteTransaction {
  private:
   std::unique_lock<std::mutex> lock_;
   Connection* conn_;
+  Sync sync_after_;   // the server's --sync, restored on conn_ when the transaction ends
   bool open_ = true;
 };
 
@@ -124,11 +145,14 @@ class Database {
   // How long a statement waits for another process's write lock before DatabaseBusy, in milliseconds.
   static constexpr int kBusyTimeoutMs = 5000;
 
-  explicit Database(std::string path);
+  explicit Database(std::string path, Sync sync = Sync::Full);
   const std::string& path() const { return path_; }
+  Sync sync() const { return sync_; }
 
   Connection& conn();                           // this thread's connection
-  WriteTransaction begin_write() { return WriteTransaction(*this); }
+  WriteTransaction begin_write(Durability durability = Durability::AtCommit) {
+    return WriteTransaction(*this, durability);
+  }
   void exec_script(const std::string& sql) { conn().exec_script(sql); }
 
   // The application-level write lock. SQLite's own busy handler sleeps and retries with back-off, which
@@ -140,6 +164,7 @@ class Database {
 
  private:
   std::string path_;
+  Sync sync_;
   std::mutex write_lock_;
   std::mutex connections_mutex_;  // guards connections_
   std::unordered_map<std::thread::id, std::unique_ptr<Connection>> connections_;

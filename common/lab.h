@@ -35,7 +35,7 @@ namespace lab {
 // states its own thread safety; options is constant after construction.
 struct Lab {
   explicit Lab(LabOptions opts)
-      : options(std::move(opts)), db(options.db_path), clock(db), bank(db, clock), controls(options.lab_controls) {}
+      : options(std::move(opts)), db(options.db_path, options.sync), clock(db), bank(db, clock), controls(options.lab_controls) {}
   const LabOptions options;
   Database db;
   LabClock clock;

@@ -15,7 +15,7 @@ void print_usage(const char* program, std::string_view summary) {
   std::printf(
       "%.*s\n\n"
       "Usage: %s [--port P] [--db FILE] [--admin-token T | --admin-token-file F] [--lab-controls]\n"
-      "          [--lease S] [--key-ttl S] [--host H] [--quiet]\n\n"
+      "          [--lease S] [--key-ttl S] [--sync full|normal] [--host H] [--quiet]\n\n"
       "  --port P          TCP port, default 8080; 0 picks a free one (see the 'listening on' line)\n"
       "  --db FILE         SQLite database file, created if missing (default idempotency-lab.db)\n"
       "  --admin-token T   bearer token for /admin/*; default: $LAB_ADMIN_TOKEN if set, else a random\n"
@@ -26,6 +26,9 @@ void print_usage(const char* program, std::string_view summary) {
       "  --lease S         seconds a claimed key may stay in progress before a retry takes it over\n"
       "                    (stage 4 on; default 30)\n"
       "  --key-ttl S       seconds a key is remembered (stage 6; default 86400)\n"
+      "  --sync full|normal  full (default): every answered transfer is on disk (fsync) before its answer,\n"
+      "                    it survives a power cut; normal: faster, survives a crash of the process but\n"
+      "                    not a power cut (LAB.md \"Performance\", durability)\n"
       "  --host H          address to listen on, default 127.0.0.1 (loopback only)\n"
       "  --quiet           no log line per request\n"
       "  --help            this text\n\n"
@@ -99,6 +102,10 @@ LabOptions parse_options_or_exit(int argc, char** argv, std::string_view summary
       options.lease = std::chrono::seconds(whole_number(program, arg, value(), 1, 7 * 24 * 3600));
     } else if (arg == "--key-ttl") {
       options.key_ttl = std::chrono::seconds(whole_number(program, arg, value(), 1, 365LL * 24 * 3600));
+    } else if (arg == "--sync") {
+      std::string level = value();
+      if (level != "full" && level != "normal") usage_error(program, "--sync is full or normal, not '" + level + "'");
+      options.sync = level == "full" ? Sync::Full : Sync::Normal;
     } else if (arg == "--host") {
       options.host = value();
     } else if (arg == "--quiet") {

@@ -1,7 +1,7 @@
 // options.h: the command line every stage server shares. LAB.md "The HTTP contract: the process".
 //
 //   <server> [--port P] [--db FILE] [--admin-token T] [--lab-controls] [--lease S] [--key-ttl S]
-//            [--host H] [--quiet] [--help]
+//            [--sync full|normal] [--host H] [--quiet] [--help]
 //
 //   LabOptions options = parse_options_or_exit(argc, argv, stage.summary);   // what lab.cc:run_stage does
 //
@@ -11,6 +11,8 @@
 #include <chrono>
 #include <string>
 #include <string_view>
+
+#include "common/db.h"
 
 namespace lab {
 
@@ -22,6 +24,7 @@ struct LabOptions {
   bool lab_controls = false;                  // honour Lab-Delay-Ms, Lab-Crash, Lab-Fail, POST /admin/clock
   std::chrono::seconds lease{30};             // stage 4+: how long a claim may run before a retry takes it over
   std::chrono::seconds key_ttl{24 * 3600};    // stage 6: how long a key is remembered
+  Sync sync = Sync::Full;                     // how a commit reaches the disk (db.h: Sync)
   bool quiet = false;                         // no per-request log lines
 };
 

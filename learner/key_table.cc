@@ -67,7 +67,8 @@ KeyTable::KeyTable(Database& db) : db_(db) {
 Claim KeyTable::claim(const Scope& scope, std::int64_t now_ms, const std::string& fingerprint,
                       std::int64_t lease_ms, std::int64_t ttl_ms) const {
   // Its own transaction, committed at once: the key is taken before any money moves.
-  auto tx = db_.begin_write();
+  // WithNextCommit: no client knows of the claim yet; the money's commit makes it durable (db.h).
+  auto tx = db_.begin_write(Durability::WithNextCommit);
   Claim claim{0, 1};
   // LAB BEGIN 6 an expired row of this scope is gone already, even if the sweeper has not reached it
   tx.conn()
@@ -137,7 +138,7 @@ std::optional<KeyRow> KeyTable::find(const Scope& scope) const {
 
 std::optional<Claim> KeyTable::take_over(const KeyRow& expired, std::int64_t now_ms, std::int64_t lease_ms) const {
   // LAB BEGIN 4 a claim whose lease ran out: take it over, bumping the fence, only if nobody else did
-  auto tx = db_.begin_write();
+  auto tx = db_.begin_write(Durability::WithNextCommit);
   tx.conn()
       .prepare("UPDATE idempotency_keys SET fence = fence + 1, locked_until = ?1 "
                "WHERE id = ?2 AND fence = ?3 AND state = 'in_progress' AND locked_until <= ?4")
@@ -195,7 +196,7 @@ void KeyTable::release(const Claim& claim) const noexcept {
   // LAB BEGIN 4 the request failed for a reason that is not its own (503): free the key for a retry
   // If the database refuses even this, the claim waits out its lease: later, never wrong.
   try {
-    auto tx = db_.begin_write();
+    auto tx = db_.begin_write(Durability::WithNextCommit);
     tx.conn()
         .prepare("DELETE FROM idempotency_keys WHERE id = ?1 AND fence = ?2 AND state = 'in_progress'")
         .bind(1, claim.id)

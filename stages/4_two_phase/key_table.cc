@@ -55,7 +55,8 @@ KeyTable::KeyTable(Database& db) : db_(db) {
 Claim KeyTable::claim(const std::string& key, std::int64_t now_ms, const std::string& fingerprint,
                       std::int64_t lease_ms) const {
   // Its own transaction, committed at once: from here on every repeat sees the key in_progress.
-  auto tx = db_.begin_write();
+  // WithNextCommit: no client knows of the claim yet; the money's commit makes it durable (db.h).
+  auto tx = db_.begin_write(Durability::WithNextCommit);
   tx.conn()
       .prepare("INSERT INTO idempotency_keys (key, created_at, fingerprint, state, fence, locked_until) "
                "VALUES (?1, ?2, ?3, 'in_progress', 1, ?4)")
@@ -90,7 +91,7 @@ std::optional<KeyRow> KeyTable::find(const std::string& key) const {
 
 std::optional<Claim> KeyTable::take_over(const KeyRow& expired, std::int64_t now_ms, std::int64_t lease_ms) const {
   // Conditional: only if nobody else completed it or took it over since we read it.
-  auto tx = db_.begin_write();
+  auto tx = db_.begin_write(Durability::WithNextCommit);
   tx.conn()
       .prepare("UPDATE idempotency_keys SET fence = fence + 1, locked_until = ?1 "
                "WHERE id = ?2 AND fence = ?3 AND state = 'in_progress' AND locked_until <= ?4")
@@ -130,7 +131,7 @@ void KeyTable::release(const Claim& claim) const noexcept {
   // If the database refuses even this, the claim stays until its lease runs out and a retry takes it
   // over: later, never wrong. The error being answered is the first one, not this.
   try {
-    auto tx = db_.begin_write();
+    auto tx = db_.begin_write(Durability::WithNextCommit);
     tx.conn()
         .prepare("DELETE FROM idempotency_keys WHERE id = ?1 AND fence = ?2 AND state = 'in_progress'")
         .bind(1, claim.id)

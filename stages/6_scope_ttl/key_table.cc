@@ -75,7 +75,8 @@ KeyTable::KeyTable(Database& db) : db_(db) {
 Claim KeyTable::claim(const Scope& scope, std::int64_t now_ms, const std::string& fingerprint,
                       std::int64_t lease_ms, std::int64_t ttl_ms) const {
   // Its own transaction, committed at once: from here on every repeat sees the key in_progress.
-  auto tx = db_.begin_write();
+  // WithNextCommit: no client knows of the claim yet; the money's commit makes it durable (db.h).
+  auto tx = db_.begin_write(Durability::WithNextCommit);
   // An expired row of this scope is gone already, even if the sweeper has not reached it yet.
   tx.conn()
       .prepare("DELETE FROM idempotency_keys WHERE " + kExpired + " AND client_id = ?2 AND endpoint = ?3 AND key = ?4")
@@ -121,7 +122,7 @@ std::optional<KeyRow> KeyTable::find(const Scope& scope) const {
 
 std::optional<Claim> KeyTable::take_over(const KeyRow& expired, std::int64_t now_ms, std::int64_t lease_ms) const {
   // Conditional: only if nobody else completed it or took it over since we read it.
-  auto tx = db_.begin_write();
+  auto tx = db_.begin_write(Durability::WithNextCommit);
   tx.conn()
       .prepare("UPDATE idempotency_keys SET fence = fence + 1, locked_until = ?1 "
                "WHERE id = ?2 AND fence = ?3 AND state = 'in_progress' AND locked_until <= ?4")
@@ -159,7 +160,7 @@ void KeyTable::release(const Claim& claim) const noexcept {
   // If the database refuses even this, the claim stays until its lease runs out and a retry takes it
   // over: later, never wrong. The error being answered is the first one, not this.
   try {
-    auto tx = db_.begin_write();
+    auto tx = db_.begin_write(Durability::WithNextCommit);
     tx.conn()
         .prepare("DELETE FROM idempotency_keys WHERE id = ?1 AND fence = ?2 AND state = 'in_progress'")
         .bind(1, claim.id)

@@ -47,3 +47,45 @@ TEST_CASE("the database is in WAL mode", "[db]") {
   row.step();
   CHECK(row.column_text(0) == "wal");
 }
+
+namespace {
+// PRAGMA synchronous as SQLite reports it: 1 NORMAL, 2 FULL.
+std::int64_t synchronous_level(Database& db) {
+  auto row = db.conn().prepare("PRAGMA synchronous");
+  row.step();
+  return row.column_int64(0);
+}
+}  // namespace
+
+TEST_CASE("the server's sync level sets how every commit reaches the disk", "[db]") {
+  testing::TempDir dir;
+  Database full(dir.file("full.db"), Sync::Full);
+  CHECK(synchronous_level(full) == 2);
+  Database normal(dir.file("normal.db"), Sync::Normal);
+  CHECK(synchronous_level(normal) == 1);
+}
+
+TEST_CASE("a commit WithNextCommit is not fsynced, and the level is FULL again after it", "[db]") {
+  testing::TempDir dir;
+  Database db(dir.file("t.db"), Sync::Full);
+  db.exec_script("CREATE TABLE t (v INTEGER)");
+  {
+    auto claim = db.begin_write(Durability::WithNextCommit);
+    CHECK(synchronous_level(db) == 1);   // the commit below writes the WAL without an fsync
+    claim.conn().prepare("INSERT INTO t (v) VALUES (1)").run();
+    claim.commit();
+  }
+  CHECK(synchronous_level(db) == 2);
+  {
+    auto rolled_back = db.begin_write(Durability::WithNextCommit);   // never committed: restored all the same
+  }
+  CHECK(synchronous_level(db) == 2);
+  {
+    auto money = db.begin_write();
+    CHECK(synchronous_level(db) == 2);   // the durable commit: its fsync covers the claim before it
+    money.commit();
+  }
+  Database normal(dir.file("n.db"), Sync::Normal);
+  { auto claim = normal.begin_write(Durability::WithNextCommit); }
+  CHECK(synchronous_level(normal) == 1);   // at --sync normal nothing is ever raised to FULL
+}
