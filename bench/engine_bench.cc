@@ -7,8 +7,10 @@
 // For synchronous=FULL and synchronous=NORMAL (journal_mode=WAL both, as every stage opens its database),
 // and for one and two write transactions per request, it runs requests back to back for S seconds on a
 // fresh database file in DIR and prints one JSON line per measurement:
-//   {"sync":"normal","txns_per_request":2,"requests":40800,"seconds":2.0,"requests_per_second":20400,
-//    "commits_per_second":40800}
+//   {"sync":"normal","txns_per_request":2,"claim_with_next_commit":false,"requests":40800,"seconds":2.0,
+//    "requests_per_second":20400,"commits_per_second":40800}
+// A fifth measurement is stages 4-6 at --sync full: two transactions, the claim committed
+// Durability::WithNextCommit (common/db.h), so one fsync per request ("claim_with_next_commit":true).
 //
 // A request is stage 4-6's transfer without the HTTP around it:
 //   txn 1, the claim:       INSERT the key row, in_progress
@@ -22,7 +24,8 @@
 //
 // In WAL mode, synchronous=FULL syncs the log to disk at every commit (a commit survives a power loss);
 // NORMAL syncs only at checkpoints (a commit survives a crash of the process, not of the machine). So FULL
-// costs one fsync per commit, and the two-commit request at FULL pays two.
+// costs one fsync per commit, and the two-commit request at FULL pays two, unless its claim waits for the
+// completion's fsync (WithNextCommit), as the stages' does.
 #include <sys/vfs.h>
 
 #include <chrono>
@@ -68,9 +71,17 @@ constexpr const char* kStoredBody =
     R"("from_balance_after":999999999999,"created_at":1700000000000,"metadata":null})";
 constexpr const char* kFingerprint = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 
-enum class Sync { Full, Normal };
+using lab::Durability;
+using lab::Sync;
 
 const char* name_of(Sync sync) { return sync == Sync::Full ? "full" : "normal"; }
+
+// One measurement's request shape.
+struct Shape {
+  Sync sync;
+  int txns_per_request;         // 1: claim and money in one commit; 2: the claim, then the completion
+  Durability claim_durability;  // of the claim's commit, when it is its own (2 transactions)
+};
 
 std::int64_t now_ms() {
   using namespace std::chrono;
@@ -106,8 +117,8 @@ void move_money_and_complete(lab::Connection& conn, std::int64_t key_id) {
       .run();
 }
 
-void one_request(lab::Database& db, std::int64_t n, int txns_per_request) {
-  if (txns_per_request == 1) {
+void one_request(lab::Database& db, std::int64_t n, const Shape& shape) {
+  if (shape.txns_per_request == 1) {
     auto tx = db.begin_write();
     move_money_and_complete(tx.conn(), claim_key(tx.conn(), n));
     tx.commit();
@@ -115,7 +126,7 @@ void one_request(lab::Database& db, std::int64_t n, int txns_per_request) {
   }
   std::int64_t key_id;
   {
-    auto claim = db.begin_write();
+    auto claim = db.begin_write(shape.claim_durability);
     key_id = claim_key(claim.conn(), n);
     claim.commit();
   }
@@ -130,15 +141,16 @@ void remove_database(const std::string& path) {
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
 }
 
-void measure(const std::string& dir, Sync sync, int txns_per_request, double seconds) {
-  const std::string path = dir + "/engine-bench-" + name_of(sync) + "-" + std::to_string(txns_per_request) + ".db";
+void measure(const std::string& dir, const Shape& shape, double seconds) {
+  const bool claim_with_next_commit = shape.claim_durability == Durability::WithNextCommit;
+  const std::string path = dir + "/engine-bench-" + name_of(shape.sync) + "-" +
+                           std::to_string(shape.txns_per_request) + (claim_with_next_commit ? "-next" : "") + ".db";
   remove_database(path);
   std::int64_t requests = 0;
   double elapsed = 0;
   {
-    lab::Database db(path);   // WAL, synchronous=NORMAL, foreign keys: as every stage opens it
+    lab::Database db(path, shape.sync);   // WAL, foreign keys, the sync level: as every stage opens it
     db.exec_script(kSchema);
-    db.exec_script(sync == Sync::Full ? "PRAGMA synchronous=FULL;" : "PRAGMA synchronous=NORMAL;");
     {
       auto tx = db.begin_write();
       for (int id : {1, 2})
@@ -153,15 +165,15 @@ void measure(const std::string& dir, Sync sync, int txns_per_request, double sec
     const auto start = std::chrono::steady_clock::now();
     const auto until = start + std::chrono::duration<double>(seconds);
     // The clock is read once per request: a few tens of nanoseconds against tens of microseconds.
-    while (std::chrono::steady_clock::now() < until) one_request(db, ++requests, txns_per_request);
+    while (std::chrono::steady_clock::now() < until) one_request(db, ++requests, shape);
     elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   remove_database(path);
   const double per_second = requests / elapsed;
-  std::printf("{\"sync\":\"%s\",\"txns_per_request\":%d,\"requests\":%lld,\"seconds\":%.3f,"
-              "\"requests_per_second\":%.0f,\"commits_per_second\":%.0f}\n",
-              name_of(sync), txns_per_request, static_cast<long long>(requests), elapsed, per_second,
-              per_second * txns_per_request);
+  std::printf("{\"sync\":\"%s\",\"txns_per_request\":%d,\"claim_with_next_commit\":%s,\"requests\":%lld,"
+              "\"seconds\":%.3f,\"requests_per_second\":%.0f,\"commits_per_second\":%.0f}\n",
+              name_of(shape.sync), shape.txns_per_request, claim_with_next_commit ? "true" : "false",
+              static_cast<long long>(requests), elapsed, per_second, per_second * shape.txns_per_request);
   std::fflush(stdout);
 }
 
@@ -171,11 +183,12 @@ Usage: engine_bench --dir DIR [--seconds S]
 
   --dir DIR      where the database file goes (a fresh one per measurement, removed after). Put it on the
                  disk the stages' databases use: on a tmpfs (/dev/shm) fsync costs nothing.
-  --seconds S    per measurement, default 2 (four measurements in all)
+  --seconds S    per measurement, default 2 (five measurements in all)
   --help         this text
 
-Measures synchronous FULL and NORMAL (WAL both) times one and two write transactions per request, one
-writer thread, and prints one JSON line per measurement. LAB.md "Performance"; scripts/bench.py runs it.
+Measures synchronous FULL and NORMAL (WAL both) times one and two write transactions per request, then
+two at FULL with the claim waiting for the next commit's fsync (as stages 4-6 at --sync full); one writer
+thread; one JSON line per measurement. LAB.md "Performance"; scripts/bench.py runs it.
 )";
 
 int usage_error(const std::string& why) {
@@ -210,7 +223,8 @@ int main(int argc, char** argv) {
                  dir.c_str());
   try {
     for (Sync sync : {Sync::Full, Sync::Normal})
-      for (int txns : {1, 2}) measure(dir, sync, txns, seconds);
+      for (int txns : {1, 2}) measure(dir, Shape{sync, txns, Durability::AtCommit}, seconds);
+    measure(dir, Shape{Sync::Full, 2, Durability::WithNextCommit}, seconds);   // stages 4-6 at --sync full
   } catch (const std::exception& e) {
     std::fprintf(stderr, "engine_bench: %s\n", e.what());
     return 1;

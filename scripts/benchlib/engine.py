@@ -1,6 +1,6 @@
 """engine.py: the machine's limit for this work: bench/engine_bench.cc, SQLite alone, as the stages use it.
 
-    measurements = run_engine(args, run_dir, seconds)   # four dicts: sync, txns_per_request, requests_per_second
+    measurements = run_engine(args, run_dir, seconds)   # five dicts: sync, txns_per_request, claim_with_next_commit, requests_per_second, ...
 """
 import json
 import os
