@@ -142,7 +142,8 @@ bench: build
 
 # A day of DAY_INTENTS intents replayed on stage 6 as fast as it goes: sends per second and the peak memory
 # of server and grader ($(BUILD)/bench/latest-day.json). The default day's shape sends 1.05 times per intent,
-# so 952400 intents are a million sends. About 8 minutes on two cores.
+# so 952400 intents are a million sends: 395 s on two cores at synchronous=NORMAL, before --sync; at the
+# stages' default (--sync full) the default day replays about 40% slower, so count on 10 minutes.
 DAY_INTENTS ?= 952400
 bench-day: build
 	python3 scripts/bench.py --build $(BUILD) --day-intents $(DAY_INTENTS)
