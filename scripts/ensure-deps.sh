@@ -17,7 +17,8 @@ packages=(
 for group in "$@"; do
   case "$group" in
     fuzz) packages+=(clang libclang-rt-14-dev) ;;   # libFuzzer and the sanitizers' runtime (make fuzz)
-    *) echo "ensure-deps.sh: unknown group '$group' (known: fuzz)" >&2; exit 2 ;;
+    bench) packages+=(wrk) ;;                        # the HTTP load generator of make bench (LuaJIT scripts)
+    *) echo "ensure-deps.sh: unknown group '$group' (known: fuzz bench)" >&2; exit 2 ;;
   esac
 done
 

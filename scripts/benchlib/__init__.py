@@ -1,0 +1,1 @@
+"""benchlib: the parts of scripts/bench.py (`make bench`), one concept per module. LAB.md "Performance"."""
