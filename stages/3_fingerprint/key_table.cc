@@ -25,7 +25,8 @@ KeyTable::KeyTable(Database& db) : db_(db) {
 
 void KeyTable::insert(const std::string& key, std::int64_t now_ms, const std::string& fingerprint) const {
   // Its own transaction, committed at once: the key is taken before any money moves.
-  auto tx = db_.begin_write();
+  // WithNextCommit: no client knows of the key yet; the money's commit makes it durable (db.h).
+  auto tx = db_.begin_write(Durability::WithNextCommit);
   tx.conn()
       .prepare("INSERT INTO idempotency_keys (key, created_at, fingerprint) "
                "VALUES (?1, ?2, ?3)")
