@@ -213,13 +213,7 @@ Database::Database(std::string path, Sync sync) : path_(std::move(path)), sync_(
 Connection& Database::conn() {
   std::lock_guard guard(connections_mutex_);
   auto& slot = connections_[std::this_thread::get_id()];
-  if (!slot) {
-    slot = std::make_unique<Connection>(path_, sync_);
-    // A reader's page cache is dropped whenever the writer commits (see writer() in db.h), so SQLite's
-    // default of 2 MiB per connection only held memory: a day replay on 64 connections grew stage 6 to about
-    // 100 MiB. 256 KiB is plenty for the few pages a read touches.
-    slot->exec_script("PRAGMA cache_size=-256");
-  }
+  if (!slot) slot = std::make_unique<Connection>(path_, sync_);
   return *slot;
 }
 
