@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/group_commit.h"
+
 namespace lab {
 namespace {
 
@@ -111,7 +113,7 @@ int Statement::column_index(std::string_view name) const {
 
 // ---------------------------------------------------------------- Connection
 
-Connection::Connection(const std::string& path, Sync sync) : sync_(sync) {
+Connection::Connection(const std::string& path) {
   int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                            nullptr);
   if (rc != SQLITE_OK) {
@@ -121,16 +123,9 @@ Connection::Connection(const std::string& path, Sync sync) : sync_(sync) {
   }
   sqlite3_extended_result_codes(db_, 1);
   sqlite3_busy_timeout(db_, Database::kBusyTimeoutMs);
-  // WAL: readers never block the writer. synchronous: see Sync in db.h.
-  exec_script(std::string("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=") +
-              (sync == Sync::Full ? "FULL;" : "NORMAL;"));
-}
-
-void Connection::set_sync(Sync sync) {
-  if (sync == sync_) return;
-  // Allowed inside a transaction: SQLite reads the level when it writes the WAL, at COMMIT.
-  prepare(sync == Sync::Full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL").run();
-  sync_ = sync;
+  // WAL: readers never block the writer. synchronous=NORMAL: COMMIT writes the WAL without an fsync; at
+  // --sync full the lab makes the fsyncs (Sync in db.h, group_commit.h).
+  exec_script("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
 }
 
 Connection::~Connection() {
@@ -179,8 +174,7 @@ std::mutex& write_lock_after_slow_start(Database& db) {
 }  // namespace
 
 WriteTransaction::WriteTransaction(Database& db, Durability durability)
-    : lock_(write_lock_after_slow_start(db)), conn_(&db.writer()), sync_after_(db.sync()) {
-  if (durability == Durability::WithNextCommit) conn_->set_sync(Sync::Normal);
+    : lock_(write_lock_after_slow_start(db)), db_(&db), conn_(&db.writer()), durability_(durability) {
   // IMMEDIATE takes SQLite's write lock now, not at the first write, so a transaction that read
   // something cannot later fail to upgrade (a deadlock SQLite answers with SQLITE_BUSY at once).
   conn_->prepare("BEGIN IMMEDIATE").run();
@@ -188,18 +182,19 @@ WriteTransaction::WriteTransaction(Database& db, Durability durability)
 
 WriteTransaction::~WriteTransaction() {
   if (open_) sqlite3_exec(conn_->handle(), "ROLLBACK", nullptr, nullptr, nullptr);
-  try {
-    conn_->set_sync(sync_after_);
-  } catch (...) {
-    // Cannot happen for a valid connection but for lack of memory. If it did, the level stays NORMAL for this thread: no money is
-    // lost by a crash, only power-cut durability; the next transaction tries to set it again.
-  }
 }
 
 void WriteTransaction::commit() {
   if (auto delay = slow_write_delay(); delay.count() > 0) std::this_thread::sleep_for(delay);
   conn_->prepare("COMMIT").run();
   open_ = false;
+  GroupCommit* group = db_->group_commit();
+  if (group == nullptr) return;   // --sync normal
+  std::uint64_t mine = group->count_commit();
+  if (durability_ == Durability::WithNextCommit) return;
+  // Wait for the disk without the write lock: the next writers commit meanwhile and share the next fsync.
+  lock_.unlock();
+  group->wait_durable(mine);
 }
 
 // ---------------------------------------------------------------- Database
@@ -207,13 +202,22 @@ void WriteTransaction::commit() {
 Database::Database(std::string path, Sync sync) : path_(std::move(path)), sync_(sync) {
   slow_write_delay();  // a bad LAB_SLOW_WRITE_MS fails at start-up too
   conn();  // open now, so a bad path fails at start-up, not at the first request
-  writer_ = std::make_unique<Connection>(path_, sync_);
+  writer_ = std::make_unique<Connection>(path_);
+  // SQLite names the WAL after the database file as it resolved it (an absolute path).
+  if (sync_ == Sync::Full)
+    group_commit_ = std::make_unique<GroupCommit>(std::string(sqlite3_db_filename(writer_->handle(), "main")) + "-wal");
+}
+
+Database::~Database() = default;
+
+void Database::wait_until_durable() {
+  if (group_commit_) group_commit_->wait_durable(group_commit_->last_commit());
 }
 
 Connection& Database::conn() {
   std::lock_guard guard(connections_mutex_);
   auto& slot = connections_[std::this_thread::get_id()];
-  if (!slot) slot = std::make_unique<Connection>(path_, sync_);
+  if (!slot) slot = std::make_unique<Connection>(path_);
   return *slot;
 }
 

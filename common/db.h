@@ -53,20 +53,25 @@ struct DatabaseBusy : DatabaseError {
 };
 
 // How a COMMIT reaches the disk: the server's --sync. LAB.md "Performance" (durability) says what each risks.
-//   Full    the WAL is fsynced at every durable commit: a transfer answered 201 survives a power cut.
+//   Full    a durable commit is on disk (the WAL fsynced) before commit() returns, and nothing is answered
+//           before what it read is on disk: a transfer answered 201 survives a power cut. Commits that wait
+//           at the same time share one fsync (group_commit.h).
 //   Normal  the WAL is fsynced only at checkpoints: a commit survives a crash of the process (Lab-Crash,
 //           SIGKILL), but a power cut may undo the last commits, answered ones too, keys and all; the
 //           client was told "done" and never retries.
+// SQLite itself runs at synchronous=NORMAL in both: at Full the lab makes the fsyncs (GroupCommit).
 enum class Sync { Full, Normal };
 
 // What one write transaction needs of its own COMMIT, at --sync full.
 //   AtCommit        durable when commit() returns.
-//   WithNextCommit  not fsynced by itself (synchronous=NORMAL for this commit). A power cut may undo it, but
-//                   only together with every later commit: SQLite appends commits to the WAL in order and an
-//                   fsync covers everything before it, so the next durable commit makes this one durable
-//                   too. Right for a write no client has been told about yet, whose loss looks like a crash
-//                   just before it: a key's claim, take-over or release. It saves an fsync per request.
+//   WithNextCommit  commit() does not wait for the disk. A power cut may undo it, but only together with every
+//                   later commit: SQLite appends commits to the WAL in order and an fsync covers everything
+//                   before it, so the next durable commit makes this one durable too. Right for a write no
+//                   client has been told about yet, whose loss looks like a crash just before it: a key's
+//                   claim, take-over or release. It saves an fsync per request.
 enum class Durability { AtCommit, WithNextCommit };
+
+class GroupCommit;
 
 class Connection;
 
@@ -103,7 +108,7 @@ class Statement {
 
 class Connection {
  public:
-  Connection(const std::string& path, Sync sync);
+  explicit Connection(const std::string& path);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -113,12 +118,10 @@ class Connection {
   std::int64_t last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
   int changes() const { return sqlite3_changes(db_); }
   sqlite3* handle() { return db_; }
-  void set_sync(Sync sync);                         // PRAGMA synchronous, only when it changes
   [[noreturn]] void throw_error(int rc, std::string_view during);
 
  private:
   sqlite3* db_ = nullptr;
-  Sync sync_;
   std::map<std::string, sqlite3_stmt*, std::less<>> statement_cache_;  // this thread only
 };
 
@@ -136,8 +139,9 @@ class WriteTransaction {
 
  private:
   std::unique_lock<std::mutex> lock_;
+  Database* db_;
   Connection* conn_;
-  Sync sync_after_;   // the server's --sync, restored on conn_ when the transaction ends
+  Durability durability_;
   bool open_ = true;
 };
 
@@ -147,6 +151,7 @@ class Database {
   static constexpr int kBusyTimeoutMs = 5000;
 
   explicit Database(std::string path, Sync sync = Sync::Full);
+  ~Database();
   const std::string& path() const { return path_; }
   Sync sync() const { return sync_; }
 
@@ -155,6 +160,13 @@ class Database {
     return WriteTransaction(*this, durability);
   }
   void exec_script(const std::string& sql) { conn().exec_script(sql); }
+
+  // At --sync full: returns once every commit made before the call is on disk; at normal, at once. Called
+  // before a money route answers (lab.cc): a repeat may have read a commit that is not yet on disk, and must
+  // not tell its client "done" before it is. Throws DatabaseError if the fsync fails.
+  void wait_until_durable();
+  // At --sync full the group commit (fsyncs counted, for tests and make bench); nullptr at normal.
+  GroupCommit* group_commit() { return group_commit_.get(); }
 
   // The application-level write lock. SQLite's own busy handler sleeps and retries with back-off, which
   // starves writers under contention (a probe measured p99 near one second with 16 writers). Taking this
@@ -177,6 +189,7 @@ class Database {
   std::mutex connections_mutex_;  // guards connections_
   std::unordered_map<std::thread::id, std::unique_ptr<Connection>> connections_;
   std::unique_ptr<Connection> writer_;   // guarded by write_lock_
+  std::unique_ptr<GroupCommit> group_commit_;   // at Sync::Full only
 };
 
 }  // namespace lab

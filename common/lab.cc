@@ -13,13 +13,17 @@
 namespace lab {
 constexpr std::size_t kAdminTokenBytes = 16;   // 128 random bits for a token printed at start-up
 
-void install_money_routes(const Lab& lab, httplib::Server& server, const MoneyHandler& handle_money_request) {
+void install_money_routes(Lab& lab, httplib::Server& server, const MoneyHandler& handle_money_request) {
   const LabControls* controls = &lab.controls;
+  Database* db = &lab.db;
   for (Endpoint endpoint : {Endpoint::Transfers, Endpoint::Payouts})
     server.Post(std::string(path_of(endpoint)),
-                [controls, handle_money_request, endpoint](const httplib::Request& req, httplib::Response& res) {
+                [controls, db, handle_money_request, endpoint](const httplib::Request& req, httplib::Response& res) {
                   LabFault fault = controls->fault_if_asked(req);   // disarmed when the request ends
                   handle_money_request(req, res, endpoint);
+                  // At --sync full a commit is visible before it is on disk (group_commit.h): a repeat may
+                  // have read one. No answer leaves before what it was built from is durable.
+                  db->wait_until_durable();
                 });
 }
 

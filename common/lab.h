@@ -58,7 +58,7 @@ int run_stage(int argc, char** argv, const StageInfo& stage, const RouteInstalle
 // A money handler: the same function serves POST /transfers and POST /payouts.
 using MoneyHandler = std::function<void(const httplib::Request& req, httplib::Response& res, Endpoint endpoint)>;
 // Lab-Fail (LAB.md "Lab controls") is armed for each money request here, so no stage's handler needs a line for it.
-void install_money_routes(const Lab& lab, httplib::Server& server, const MoneyHandler& handle_money_request);
+void install_money_routes(Lab& lab, httplib::Server& server, const MoneyHandler& handle_money_request);
 
 // The routes every stage shares (admin, health, accounts, problems). Used by run_stage and by tests.
 void install_common_routes(Lab& lab, httplib::Server& server, const std::string& admin_token);

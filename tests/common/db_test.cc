@@ -3,7 +3,9 @@
 
 #include <catch2/catch.hpp>
 #include <thread>
+#include <vector>
 
+#include "common/group_commit.h"
 #include "tests/common/temp_dir.h"
 
 using namespace lab;
@@ -49,50 +51,85 @@ TEST_CASE("the database is in WAL mode", "[db]") {
   CHECK(row.column_text(0) == "wal");
 }
 
-namespace {
-// PRAGMA synchronous as SQLite reports it on one connection: 1 NORMAL, 2 FULL.
-std::int64_t synchronous_level(Connection& conn) {
-  auto row = conn.prepare("PRAGMA synchronous");
-  row.step();
-  return row.column_int64(0);
-}
-}  // namespace
-
-TEST_CASE("the server's sync level sets how every commit reaches the disk", "[db]") {
+TEST_CASE("at --sync full a commit returns after an fsync of the WAL, and WithNextCommit does not wait", "[db]") {
   testing::TempDir dir;
-  Database full(dir.file("full.db"), Sync::Full);
-  CHECK(synchronous_level(full.conn()) == 2);
-  CHECK(synchronous_level(full.writer()) == 2);
-  Database normal(dir.file("normal.db"), Sync::Normal);
-  CHECK(synchronous_level(normal.conn()) == 1);
-  CHECK(synchronous_level(normal.writer()) == 1);
+  Database db(dir.file("t.db"), Sync::Full);
+  REQUIRE(db.group_commit() != nullptr);
+  db.exec_script("CREATE TABLE t (v INTEGER)");
+  std::uint64_t before = db.group_commit()->fsyncs();
+  {
+    auto claim = db.begin_write(Durability::WithNextCommit);
+    claim.conn().prepare("INSERT INTO t (v) VALUES (1)").run();
+    claim.commit();
+  }
+  CHECK(db.group_commit()->fsyncs() == before);       // the claim: written, not waited for
+  {
+    auto money = db.begin_write();
+    money.conn().prepare("INSERT INTO t (v) VALUES (2)").run();
+    money.commit();
+  }
+  CHECK(db.group_commit()->fsyncs() == before + 1);   // one fsync, covering the claim before it too
+  db.wait_until_durable();
+  CHECK(db.group_commit()->fsyncs() == before + 1);   // nothing new to make durable: no fsync
+  auto level = db.conn().prepare("PRAGMA synchronous");
+  level.step();
+  CHECK(level.column_int64(0) == 1);   // SQLite itself at NORMAL: the fsyncs are the lab's
 }
 
-TEST_CASE("a commit WithNextCommit is not fsynced, and the level is FULL again after it", "[db]") {
+TEST_CASE("at --sync normal there is no group commit and nothing waits", "[db]") {
+  testing::TempDir dir;
+  Database db(dir.file("t.db"), Sync::Normal);
+  CHECK(db.group_commit() == nullptr);
+  db.exec_script("CREATE TABLE t (v INTEGER)");
+  auto tx = db.begin_write();
+  tx.conn().prepare("INSERT INTO t (v) VALUES (1)").run();
+  tx.commit();
+  db.wait_until_durable();
+}
+
+TEST_CASE("one fsync makes every commit counted before it durable", "[db]") {
   testing::TempDir dir;
   Database db(dir.file("t.db"), Sync::Full);
   db.exec_script("CREATE TABLE t (v INTEGER)");
   {
-    auto claim = db.begin_write(Durability::WithNextCommit);
-    CHECK(synchronous_level(claim.conn()) == 1);   // the commit below writes the WAL without an fsync
-    claim.conn().prepare("INSERT INTO t (v) VALUES (1)").run();
-    claim.commit();
+    auto tx = db.begin_write();   // the WAL file exists once something was committed
+    tx.conn().prepare("INSERT INTO t (v) VALUES (1)").run();
+    tx.commit();
   }
-  {
-    auto rolled_back = db.begin_write(Durability::WithNextCommit);   // never committed: restored all the same
-  }
-  {
-    auto money = db.begin_write();
-    CHECK(synchronous_level(money.conn()) == 2);   // the durable commit: its fsync covers the claim before it
-    money.commit();
-  }
-  Database normal(dir.file("n.db"), Sync::Normal);
-  {
-    auto claim = normal.begin_write(Durability::WithNextCommit);
-    CHECK(synchronous_level(claim.conn()) == 1);
-  }
-  auto after = normal.begin_write();
-  CHECK(synchronous_level(after.conn()) == 1);   // at --sync normal nothing is ever raised to FULL
+  GroupCommit& group = *db.group_commit();
+  std::uint64_t before = group.fsyncs();
+  std::uint64_t first = group.count_commit();
+  group.count_commit();
+  std::uint64_t third = group.count_commit();
+  group.wait_durable(third);                 // leads one fsync, which covers all three
+  CHECK(group.fsyncs() == before + 1);
+  group.wait_durable(first);                 // already durable: returns at once
+  CHECK(group.fsyncs() == before + 1);
+}
+
+TEST_CASE("writers that commit at the same time share fsyncs", "[db]") {
+  testing::TempDir dir;
+  Database db(dir.file("t.db"), Sync::Full);
+  db.exec_script("CREATE TABLE t (v INTEGER)");
+  constexpr int kWriters = 8, kCommitsEach = 25;
+  std::uint64_t before = db.group_commit()->fsyncs();
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w)
+    writers.emplace_back([&db, w] {
+      for (int i = 0; i < kCommitsEach; ++i) {
+        auto tx = db.begin_write();
+        tx.conn().prepare("INSERT INTO t (v) VALUES (?1)").bind(1, w * 1000 + i).run();
+        tx.commit();
+      }
+    });
+  for (auto& writer : writers) writer.join();
+  auto count = db.conn().prepare("SELECT count(*) FROM t");
+  count.step();
+  CHECK(count.column_int64(0) == kWriters * kCommitsEach);
+  std::uint64_t fsyncs = db.group_commit()->fsyncs() - before;
+  CHECK(fsyncs >= 1);
+  CHECK(fsyncs <= static_cast<std::uint64_t>(kWriters * kCommitsEach));   // never more than one per commit
+  WARN("fsyncs for " << kWriters * kCommitsEach << " commits of " << kWriters << " writers: " << fsyncs);
 }
 
 TEST_CASE("every write transaction uses the one writer connection, and reads see what it committed", "[db]") {
