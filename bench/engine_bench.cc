@@ -4,7 +4,7 @@
 //
 //   engine_bench --dir DIR [--seconds S]
 //
-// For synchronous=FULL and synchronous=NORMAL (journal_mode=WAL both, as every stage opens its database),
+// For --sync full and normal (journal_mode=WAL both, as every stage opens its database),
 // and for one and two write transactions per request, it runs requests back to back for S seconds on a
 // fresh database file in DIR and prints one JSON line per measurement:
 //   {"sync":"normal","txns_per_request":2,"claim_with_next_commit":false,"requests":40800,"seconds":2.0,
@@ -22,10 +22,12 @@
 // is the most they get from SQLite; this is that writer with nothing else to do. What is not here: the
 // reads a stage makes (authentication, the two accounts, a repeat's SELECT), HTTP, JSON, SHA-256.
 //
-// In WAL mode, synchronous=FULL syncs the log to disk at every commit (a commit survives a power loss);
-// NORMAL syncs only at checkpoints (a commit survives a crash of the process, not of the machine). So FULL
-// costs one fsync per commit, and the two-commit request at FULL pays two, unless its claim waits for the
-// completion's fsync (WithNextCommit), as the stages' does.
+// FULL is the lab's Sync::Full: every durable commit fsyncs the WAL before commit() returns (a commit survives
+// a power loss); NORMAL syncs only at checkpoints (a commit survives a crash of the process, not of the
+// machine). With one writer each fsync covers one commit, as SQLite's own synchronous=FULL would: FULL costs
+// one fsync per commit, and the two-commit request pays two, unless its claim waits for the completion's
+// fsync (WithNextCommit), as the stages' does. The stages' concurrent writers share fsyncs (group commit,
+// common/group_commit.h), which one thread cannot show: that is what stage 6 at FULL / this rate measures.
 #include <sys/vfs.h>
 
 #include <chrono>
