@@ -23,21 +23,26 @@ std::int64_t LabClock::now_ms() const {
 
 std::optional<std::int64_t> LabClock::advance(std::int64_t ms) {
   if (ms < 0) throw std::invalid_argument("the lab clock only moves forward");
-  auto tx = db_.begin_write();
-  std::int64_t offset = 0;
   {
-    // The bound is tested as offset_ms <= max - ms, not offset_ms + ms <= max: both sides are differences
-    // of non-negative numbers, so the test itself cannot overflow (SQLite would turn an overflowing sum
-    // into a floating-point number, and the offset would silently lose its exactness).
-    auto row = tx.conn().prepare(
-        "UPDATE lab_clock SET offset_ms = offset_ms + ?1 WHERE id = 1 AND offset_ms <= ?2 - ?1 RETURNING offset_ms");
-    row.bind(1, ms).bind(2, kMaxOffsetMs);
-    if (!row.step()) return std::nullopt;   // past the bound: nothing changed, the transaction rolls back
-    offset = row.column_int64(0);
-    row.run();  // finish the statement before COMMIT
+    // WithNextCommit, then wait_until_durable below: at --sync full a durable commit() releases the write lock
+    // before it returns (group_commit.h), and the offset must be stored while the lock is held.
+    auto tx = db_.begin_write(Durability::WithNextCommit);
+    std::int64_t offset = 0;
+    {
+      // The bound is tested as offset_ms <= max - ms, not offset_ms + ms <= max: both sides are differences
+      // of non-negative numbers, so the test itself cannot overflow (SQLite would turn an overflowing sum
+      // into a floating-point number, and the offset would silently lose its exactness).
+      auto row = tx.conn().prepare(
+          "UPDATE lab_clock SET offset_ms = offset_ms + ?1 WHERE id = 1 AND offset_ms <= ?2 - ?1 RETURNING offset_ms");
+      row.bind(1, ms).bind(2, kMaxOffsetMs);
+      if (!row.step()) return std::nullopt;   // past the bound: nothing changed, the transaction rolls back
+      offset = row.column_int64(0);
+      row.run();  // finish the statement before COMMIT
+    }
+    tx.commit();
+    offset_ms_ = offset;   // still under the write lock (tx ends below), so two advances store in commit order
   }
-  tx.commit();
-  offset_ms_ = offset;   // still under the write lock (tx ends below), so two advances store in commit order
+  db_.wait_until_durable();
   return now_ms();
 }
 
