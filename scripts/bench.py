@@ -73,8 +73,9 @@ def disk_of(path):
     return best
 
 
-def has_sync_option(build):
-    out = subprocess.run([os.path.join(build, "stages", "stage6_scope_ttl"), "--help"], capture_output=True, text=True)
+def has_sync_option(build, stage="stage6_scope_ttl"):
+    """Whether the stage binaries take --sync (older builds did not: their FULL rows are n/a)."""
+    out = subprocess.run([os.path.join(build, "stages", stage), "--help"], capture_output=True, text=True)
     return "--sync" in out.stdout
 
 

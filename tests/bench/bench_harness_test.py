@@ -34,7 +34,7 @@ def main():
             return SKIP if not failures else 1
 
         # the HTTP ceiling, and a stage whose every 201 must match a ledger row (duplicates: 409s expected)
-        has_sync = bench.has_sync_option(build)
+        has_sync = bench.has_sync_option(build, stage)   # a starter copy has stage 1 only
         for i, spec in enumerate([("trivial", None, 16, "new", 0), (stage, "normal", 16, "new", 0),
                                   (stage, "normal", 16, "duplicates", 0)]):
             row = bench.measure_row(args, run_dir, i, spec, has_sync)

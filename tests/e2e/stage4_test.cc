@@ -89,7 +89,8 @@ TEST_CASE("stage 4 completes an overdraft key with its 402 instead of leaving it
 
 TEST_CASE("stage 4 moves the money once for 16 simultaneous identical requests", "[e2e][stage4][burst]") {
   World w("stage4_two_phase");
-  auto replies = burst(16, [&](int) { return w.send("same", w.body(100), {{"Lab-Delay-Ms", "100"}}); });
+  // The first holds its claim 1 s: long enough for all 16 to arrive while it runs, even on a loaded sanitizer build.
+  auto replies = burst(16, [&](int) { return w.send("same", w.body(100), {{"Lab-Delay-Ms", "1000"}}); });
   int created = 0, in_progress = 0;
   for (auto& r : replies) {
     created += r.status == 201;
