@@ -60,12 +60,3 @@ def run_matrix(args, run_dir):
         status = subprocess.run([grader, "matrix", "--bin-dir", os.path.join(args.build, "stages"), "--seed", "1"],
                                 stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ, NO_COLOR="1")).returncode
     return {"exit_status": status, "wall_seconds": round(time.monotonic() - t0, 2)}
-
-
-def run_matrix(args, run_dir):
-    grader = os.path.join(args.build, "grader", "grader")
-    t0 = time.monotonic()
-    with open(os.path.join(run_dir, "matrix.log"), "w") as log:
-        status = subprocess.run([grader, "matrix", "--bin-dir", os.path.join(args.build, "stages"), "--seed", "1"],
-                                stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ, NO_COLOR="1")).returncode
-    return {"exit_status": status, "wall_seconds": round(time.monotonic() - t0, 2)}
