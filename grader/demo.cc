@@ -4,8 +4,8 @@
 //   grader demo                               lists the scenarios
 //   grader demo NAME [--step] [--bin-dir DIR] tells one; `grader demo all` tells every one in turn
 //
-// The stories are in demo_stories_*.cc, the narrator and the server of one telling in demo_scene.cc; this
-// file holds the table of scenarios and the verdicts. Exit status: 0 when every scenario run showed its flaw
+// The stories are in demo_stories_*.cc, the narrator and the server of one telling in demo_scene.cc, the
+// table of scenarios in demo_scenarios.cc; this file is the command line and the run. Exit status: 0 when every scenario run showed its flaw
 // on the flawed stage and not on the fixing one, 1 otherwise, 2 for a usage error or a missing binary.
 #include "grader/demo.h"
 
@@ -16,7 +16,9 @@
 #include <iostream>
 #include <optional>
 
-#include "grader/demo_stories.h"
+#include <fstream>
+
+#include "grader/demo_scenarios.h"
 #include "grader/report.h"
 #include "grader/server_process.h"
 #include "grader/stage_binaries.h"
@@ -24,65 +26,26 @@
 namespace grader {
 namespace {
 
-struct Stand {  // a server the story is told on
-  const char* binary;  // a matrix subject (grader/matrix.cc:matrix_subjects)
-  const char* label;   // how the narration names it
-};
-
-struct Scenario {
-  const char* name;
-  const char* title;
-  Stand flawed;
-  std::optional<Stand> fixing;  // none: the story shows a policy of the last stage, not a flaw
-  const char* server_flags;     // appended to both servers' command lines
-  Story story;
-};
-
-// Retention long enough to see a replay, short enough to pass in one advance of the lab clock.
-constexpr const char* kShortKeyTtl = "--key-ttl 60";
-
-const std::vector<Scenario>& scenarios() {
-  static const std::vector<Scenario> table = {
-      {"lost-response", "the gateway times out, the retry with the same key moves the money again",
-       {"stage1_naive", "stage 1"}, Stand{"stage2_unique_key", "stage 2"}, "", lost_response},
-      {"changed-amount", "the teller corrects the amount under the same key and is told \"done\"",
-       {"stage2_unique_key", "stage 2"}, Stand{"stage3_fingerprint", "stage 3"}, "", changed_amount},
-      {"simultaneous-retries", "16 copies at once through SELECT-then-INSERT: several execute",
-       {"wrong_select_then_insert", "wrong turn 2a"}, Stand{"stage2_unique_key", "stage 2"}, "",
-       simultaneous_retries},
-      {"crash-completed-first", "a crash after \"completed\" and before the money: success, and nothing paid",
-       {"wrong_completed_first", "wrong turn 4a"}, Stand{"stage4_two_phase", "stage 4"}, "", crash_completed_first},
-      {"crash-money-first", "a crash after the money and before the key: the retry pays again",
-       {"wrong_money_first", "wrong turn 4b"}, Stand{"stage4_two_phase", "stage 4"}, "", crash_money_first},
-      {"in-flight-done", "a repeat during the first request is told \"done\" before any money moved",
-       {"stage3_fingerprint", "stage 3"}, Stand{"stage4_two_phase", "stage 4"}, "", in_flight_done},
-      {"recomputed-response", "a retry's answer is rebuilt: another balance, another time, one transfer",
-       {"stage4_two_phase", "stage 4"}, Stand{"stage5_replay", "stage 5"}, "", recomputed_response},
-      {"global-key-leak", "bob uses alice's key string: his transfer is refused, her receipt is his",
-       {"stage5_replay", "stage 5"}, Stand{"stage6_scope_ttl", "stage 6"}, "", global_key_leak},
-      {"retry-after-expiry", "a retry after the key's retention executes again, as the policy says",
-       {"stage6_scope_ttl", "stage 6"}, std::nullopt, kShortKeyTtl, retry_after_expiry},
-  };
-  return table;
-}
-
 std::string usage() {
   return "usage: grader demo                                list the scenarios\n"
          "       grader demo NAME [--step] [--bin-dir DIR] tell one, on its flawed stage, then its fixing stage\n"
          "       grader demo all [--step] [--bin-dir DIR]  tell every scenario in turn\n"
+         "       (either with --history FILE)\n"
          "  --step          wait for Enter before each step (reads stdin; at its end, goes on)\n"
          "  --bin-dir DIR   where the stage binaries are (default: <build>/stages beside the grader)\n"
+         "  --history FILE  every request and answer, in the grader's history format (JSON Lines); the\n"
+         "                  check of each event is \"<scenario>/flawed\", \"<scenario>/fixing\" or \"<scenario>/only\"\n"
          "Colour on a terminal only, never with NO_COLOR. LAB.md \"The day\" (the show).\n";
 }
 
-std::string stands_of(const Scenario& s) {
+std::string stands_of(const DemoScenario& s) {
   return "flaw on " + std::string(s.flawed.label) +
          (s.fixing ? ", fixed by " + std::string(s.fixing->label) : " (the last stage: its published policy)");
 }
 
 void list_scenarios(std::ostream& out) {
   out << "grader demo: failure scenarios told on the real stage servers (LAB.md \"The day\").\n\n";
-  for (const auto& s : scenarios()) {
+  for (const auto& s : demo_scenarios()) {
     std::string name = s.name;
     out << "  " << name << std::string(name.size() < 24 ? 24 - name.size() : 1, ' ') << s.title << "\n"
         << std::string(26, ' ') << stands_of(s) << "\n";
@@ -91,40 +54,39 @@ void list_scenarios(std::ostream& out) {
 }
 
 // The path of every binary the scenarios need, or the exit status 2 with the missing one named.
-std::optional<std::string> missing_binary(const std::vector<const Scenario*>& chosen, const std::string& bin_dir) {
+std::optional<std::string> missing_binary(const std::vector<const DemoScenario*>& chosen, const std::string& bin_dir) {
   for (const auto* s : chosen)
-    for (const auto& stand : {std::optional<Stand>(s->flawed), s->fixing})
+    for (const auto& stand : {std::optional<DemoStand>(s->flawed), s->fixing})
       if (stand && !find_stage_binary(stand->binary, bin_dir))
         return (std::filesystem::path(bin_dir.empty() ? default_bin_dir() : bin_dir) / stand->binary).string();
   return std::nullopt;
 }
 
-enum class Role { Flawed, Fixing, Only };
-
 // One telling on one server; prints its verdict line. Throws StartError or ApiError.
-Outcome tell(const Scenario& s, const Stand& stand, Role role, const Narration& n, const std::string& bin_dir,
-             const Outcome* first_telling) {
+Outcome tell(const DemoScenario& s, const DemoStand& stand, DemoRole role, const Narration& n,
+             const std::string& bin_dir, const Outcome* first_telling) {
   std::string command = stage_command(*find_stage_binary(stand.binary, bin_dir), s.server_flags);
-  Scene scene(n, stand.label, command);
-  Outcome o = s.story(scene, first_telling);
-  const char* tag = role == Role::Flawed ? (o.flaw_shown ? "FLAW SHOWN" : "the flaw did NOT show")
-                    : role == Role::Fixing ? (o.flaw_shown ? "NOT FIXED" : "FIXED")
-                                           : (o.flaw_shown ? "AS PUBLISHED" : "NOT AS PUBLISHED");
-  std::string line = std::string(stand.label) + ": " + o.what + " (" + tag + ")";
-  bool as_hoped = (role == Role::Fixing) != o.flaw_shown;
-  *n.out << "\n" << n.bold(role == Role::Fixing && as_hoped ? n.green(line) : n.red(line)) << "\n";
+  Narration told = n;
+  told.check = demo_check_name(s, role);
+  Outcome o;
+  {
+    Scene scene(told, stand.label, command);
+    o = s.story(scene, first_telling);
+  }  // the server stops, and the requests it was still running end, before the verdict
+  DemoVerdict v = demo_verdict(stand, role, o);
+  *n.out << "\n" << n.bold(v.as_hoped && role == DemoRole::Fixing ? n.green(v.line) : n.red(v.line)) << "\n";
   return o;
 }
 
 // Tells a scenario on both stands. Returns true when it showed what it is for.
-bool run_scenario(const Scenario& s, const Narration& n, const std::string& bin_dir) {
+bool run_scenario(const DemoScenario& s, const Narration& n, const std::string& bin_dir) {
   auto& out = *n.out;
   out << "\n" << n.bold("=== " + std::string(s.name) + ": " + s.title) << "\n" << stands_of(s) << "\n\n";
   try {
-    Outcome first = tell(s, s.flawed, s.fixing ? Role::Flawed : Role::Only, n, bin_dir, nullptr);
+    Outcome first = tell(s, s.flawed, s.fixing ? DemoRole::Flawed : DemoRole::Only, n, bin_dir, nullptr);
     if (!s.fixing) return first.flaw_shown;
     out << "\n" << n.bold("--- the same story on " + std::string(s.fixing->label)) << "\n\n";
-    Outcome second = tell(s, *s.fixing, Role::Fixing, n, bin_dir, &first);
+    Outcome second = tell(s, *s.fixing, DemoRole::Fixing, n, bin_dir, &first);
     return first.flaw_shown && !second.flaw_shown;
   } catch (const std::exception& e) {  // StartError, ApiError: the server did not behave as a server
     out.flush();
@@ -139,6 +101,7 @@ int run_demo(const std::vector<std::string>& args) {
   std::optional<std::string> name;
   std::string bin_dir;
   bool step = false;
+  std::string history_path;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
@@ -146,6 +109,8 @@ int run_demo(const std::vector<std::string>& args) {
       return 0;
     } else if (a == "--step") {
       step = true;
+    } else if (a == "--history" && i + 1 < args.size()) {
+      history_path = args[++i];
     } else if (a == "--bin-dir" && i + 1 < args.size()) {
       bin_dir = args[++i];
     } else if (!a.starts_with("-") && !name) {
@@ -160,8 +125,8 @@ int run_demo(const std::vector<std::string>& args) {
     return 0;
   }
 
-  std::vector<const Scenario*> chosen;
-  for (const auto& s : scenarios())
+  std::vector<const DemoScenario*> chosen;
+  for (const auto& s : demo_scenarios())
     if (*name == "all" || *name == s.name) chosen.push_back(&s);
   if (chosen.empty()) {
     std::cerr << "grader demo: no scenario '" << *name << "'; `grader demo` lists them\n";
@@ -173,7 +138,18 @@ int run_demo(const std::vector<std::string>& args) {
   }
 
   kill_servers_on_signal();
-  const Narration narration{&std::cout, use_colour(STDOUT_FILENO), step};
+  History history;
+  std::ofstream history_file;
+  if (!history_path.empty()) {
+    history_file.open(history_path);
+    if (!history_file) {
+      std::cerr << "grader demo: cannot write " << history_path << "\n";
+      return 2;
+    }
+    history.stream_to(&history_file);
+  }
+  Narration narration{&std::cout, use_colour(STDOUT_FILENO), step};
+  if (!history_path.empty()) narration.history = &history;
   const auto started = std::chrono::steady_clock::now();
   std::vector<std::string> failed;
   for (const auto* s : chosen)

@@ -47,23 +47,48 @@ Scene::Scene(const Narration& narration, std::string label, const std::string& c
       label_(std::move(label)),
       target_(Target::launch(command, facts_from_command(command))),
       api_(*target_) {
-  *narration_.out << narration_.bold(label_ + " is listening on http://" + target_->address().authority()) << "\n";
+  if (narration_.history) in_flight_ = std::make_unique<InFlight>(*narration_.history);
+  if (narration_.out)
+    *narration_.out << narration_.bold(label_ + " is listening on http://" + target_->address().authority()) << "\n";
+  if (narration_.observer)
+    narration_.observer->said(LineKind::Note, label_ + " is listening on http://" + target_->address().authority());
 }
 
-Scene::~Scene() { target_->stop(); }
+Scene::~Scene() {
+  in_flight_.reset();  // the lost requests' ends are recorded before the server goes
+  target_->stop();
+}
 
 void Scene::step(const std::string& sentence) {
-  if (narration_.step_by_step) {
+  if (narration_.observer) narration_.observer->before_step(steps_told_ + 1);
+  if (narration_.step_by_step && narration_.out) {
     *narration_.out << narration_.dim("  (press Enter)") << std::flush;
     std::string ignored;
     std::getline(std::cin, ignored);  // at EOF (stdin not a terminal, nothing left) it returns at once
   }
-  *narration_.out << "\n" << narration_.bold(std::to_string(++steps_told_) + ". " + sentence) << "\n";
+  say(LineKind::Step, std::to_string(++steps_told_) + ". " + sentence);
 }
 
-void Scene::note(const std::string& line) { *narration_.out << line << "\n"; }
-void Scene::damage(const std::string& line) { *narration_.out << narration_.red(line) << "\n"; }
-void Scene::good(const std::string& line) { *narration_.out << narration_.green(line) << "\n"; }
+void Scene::note(const std::string& line) { say(LineKind::Note, line); }
+void Scene::damage(const std::string& line) { say(LineKind::Damage, line); }
+void Scene::good(const std::string& line) { say(LineKind::Good, line); }
+
+// The terminal gets the colour of the kind (a step is bold, after a blank line); an observer the plain text.
+void Scene::say(LineKind kind, const std::string& text) {
+  if (narration_.out) {
+    const std::string shown = kind == LineKind::Step     ? "\n" + narration_.bold(text)
+                              : kind == LineKind::Damage ? narration_.red(text)
+                              : kind == LineKind::Good   ? narration_.green(text)
+                                                         : text;
+    *narration_.out << shown << "\n";
+  }
+  if (narration_.observer) narration_.observer->said(kind, text);
+}
+
+void Scene::request_line(const std::string& text) {
+  if (narration_.out) *narration_.out << narration_.dim(text) << "\n";
+  if (narration_.observer) narration_.observer->said(LineKind::Note, text);
+}
 
 ClientInfo Scene::client(const std::string& name) {
   ClientInfo c = api_.create_client(name);
@@ -122,14 +147,17 @@ bool Scene::wait_for_moves(const std::string& memo, int count, std::chrono::mill
 
 void Scene::advance_clock(std::chrono::seconds by) {
   std::string body = "{\"advance_ms\":" + std::to_string(by.count() * 1000) + "}";
-  note(narration_.dim("> POST /admin/clock   (as the instructor)"));
-  note(narration_.dim("> " + body));
+  request_line("> POST /admin/clock   (as the instructor)");
+  request_line("> " + body);
   api_.advance_clock_ms(by.count() * 1000);
+  if (narration_.history) narration_.history->fault(narration_.check, "clock", body);
   note("< 200 OK: the lab clock is " + std::to_string(by.count()) + " s later");
 }
 
 void Scene::restart_after_crash() {
   target_->restart_after_crash();
+  if (narration_.history)
+    narration_.history->fault(narration_.check, "restart", "port " + std::to_string(target_->address().port));
   note("   (the server process is gone; it is started again on the same database, now on port " +
        std::to_string(target_->address().port) + ")");
 }
@@ -148,11 +176,11 @@ void Scene::show_request(const HttpRequest& request) {
       auto it = names_by_token_.find(value.substr(std::string("Bearer ").size()));
       who = it == names_by_token_.end() ? "" : "   (as " + it->second + ")";
     }
-  note(narration_.dim("> " + request.method + " " + request.target + who));
+  request_line("> " + request.method + " " + request.target + who);
   // The token and the media type are the same on every request: only the headers of the lesson are shown.
   for (const auto& [name, value] : request.headers)
-    if (name != "Authorization" && name != "Content-Type") note(narration_.dim("> " + name + ": " + value));
-  if (!request.body.empty()) note(narration_.dim("> " + request.body));
+    if (name != "Authorization" && name != "Content-Type") request_line("> " + name + ": " + value);
+  if (!request.body.empty()) request_line("> " + request.body);
 }
 
 void Scene::show_answer(const Exchange& x) {
@@ -167,38 +195,82 @@ void Scene::show_answer(const Exchange& x) {
   note("< " + res.body);
 }
 
+// A repeat is a request whose key went out before in this scene; the observer may hold it (a prediction).
+void Scene::repeat_check(const HttpRequest& request) {
+  for (const auto& [name, value] : request.headers)
+    if (name == "Idempotency-Key" && !keys_sent_.insert(value).second && narration_.observer)
+      narration_.observer->before_repeat(request);
+}
+
+// The history's intent of a demo request is its key: each story gives every intention its own key.
+std::int64_t Scene::record_invoke(const HttpRequest& request) {
+  if (!narration_.history) return 0;
+  std::optional<std::string> key;
+  for (const auto& [name, value] : request.headers)
+    if (name == "Idempotency-Key") key = value;
+  return narration_.history->invoke(narration_.check, key.value_or("-"), key, request);
+}
+
+void Scene::record_complete(std::int64_t op, const Exchange& x) {
+  if (narration_.history && op) narration_.history->complete(op, x);
+}
+
 Exchange Scene::send(const HttpRequest& request) {
+  repeat_check(request);
   show_request(request);
+  auto op = record_invoke(request);
   Exchange x = exchange(target_->address(), request);
+  record_complete(op, x);
   show_answer(x);
   return x;
 }
 
 void Scene::send_and_lose(const HttpRequest& request, std::chrono::milliseconds gateway_timeout) {
+  repeat_check(request);
   show_request(request);
-  std::string error;
-  auto connection = Connection::open_patiently(target_->address(), kConnectPatience, &error);
-  if (!connection || !connection->send_all(request.to_wire(target_->address()), &error)) {
-    damage("< the request could not be sent: " + error);
+  auto op = record_invoke(request);
+  Exchange x;
+  auto connection = Connection::open_patiently(target_->address(), kConnectPatience, &x.error);
+  if (!connection || !connection->send_all(request.to_wire(target_->address()), &x.error)) {
+    x.done_ns = monotonic_ns();
+    record_complete(op, x);
+    damage("< the request could not be sent: " + x.error);
     return;
   }
-  if (auto res = connection->read_response(gateway_timeout, &error)) {
-    note("< (an answer came within the gateway's timeout after all: " + status_line(res->status) + ")");
+  x.sent_ns = monotonic_ns();
+  x.maybe_reached = true;
+  auto res = connection->read_response(gateway_timeout, &x.error);
+  x.done_ns = monotonic_ns();
+  if (res) {
+    x.response = std::move(res);
+    record_complete(op, x);
+    note("< (an answer came within the gateway's timeout after all: " + status_line(x.response->status) + ")");
     return;
   }
-  connection->abandon();
+  x.error = "lost: the gateway gave up after " + std::to_string(gateway_timeout.count()) + " ms";
+  record_complete(op, x);
+  // The client gives up; an observer with a history goes on reading, to see when the server ended it.
+  if (in_flight_) in_flight_->watch(op, std::move(*connection));
+  else connection->abandon();
   damage("< no response: the gateway gave up after " + std::to_string(gateway_timeout.count()) +
          " ms; the request may or may not have run");
 }
 
 std::future<Exchange> Scene::send_in_background(const HttpRequest& request) {
+  repeat_check(request);
   show_request(request);
-  note(narration_.dim("  (sent; its answer comes later)"));
-  return std::async(std::launch::async, [to = target_->address(), request] { return exchange(to, request); });
+  request_line("  (sent; its answer comes later)");
+  auto op = record_invoke(request);
+  return std::async(std::launch::async, [this, op, to = target_->address(), request] {
+    Exchange x = exchange(to, request);
+    record_complete(op, x);  // History is thread-safe
+    return x;
+  });
 }
 
 std::vector<Exchange> Scene::send_together(const HttpRequest& request, int copies) {
-  // As grader/check_run.cc:CheckRun::send_simultaneously does it, without a history to record into.
+  // As grader/check_run.cc:CheckRun::send_simultaneously does it.
+  repeat_check(request);
   std::vector<Exchange> results(static_cast<std::size_t>(copies));
   std::latch primed(copies);
   std::latch go(1);
@@ -213,8 +285,13 @@ std::vector<Exchange> Scene::send_together(const HttpRequest& request, int copie
         bool ready = connection && connection->send_all(std::string_view(wire).substr(0, wire.size() - 1), &x.error);
         primed.count_down();
         go.wait();
-        if (ready && connection->send_all(std::string_view(wire).substr(wire.size() - 1), &x.error))
+        auto op = record_invoke(request);
+        if (ready && connection->send_all(std::string_view(wire).substr(wire.size() - 1), &x.error)) {
+          x.sent_ns = monotonic_ns();
           x.response = connection->read_response(kResponseTimeout, &x.error);
+        }
+        x.done_ns = monotonic_ns();
+        record_complete(op, x);
       });
     primed.wait();
     go.count_down();  // the last bytes leave within microseconds of each other

@@ -19,9 +19,12 @@
 #include <map>
 #include <memory>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "grader/history.h"
+#include "grader/in_flight.h"
 #include "grader/lab_api.h"
 #include "grader/target.h"
 #include "grader/wire.h"
@@ -29,11 +32,34 @@
 
 namespace grader {
 
+// What a narrator says, for an observer that shows it its own way.
+enum class LineKind { Step, Note, Damage, Good };
+
+// Someone watching a scene besides the terminal: the playground's guided tour (playground/tour.cc). Every
+// call comes from the thread telling the scene, never from send_together's threads, and may block: the
+// tour holds the story there until the learner clicks "next" or has predicted the answer.
+class SceneObserver {
+ public:
+  virtual ~SceneObserver() = default;
+  virtual void before_step(int number) { (void)number; }  // before step `number` is told
+  virtual void said(LineKind kind, const std::string& text) {
+    (void)kind;
+    (void)text;
+  }
+  // Before a request whose Idempotency-Key this scene sent before goes out: a repeat.
+  virtual void before_repeat(const HttpRequest& request) { (void)request; }
+};
+
 // How a demo is shown; the same for every scene of a run.
 struct Narration {
-  std::ostream* out = nullptr;
+  std::ostream* out = nullptr;  // the terminal's text; nullptr: none
   bool colour = false;
   bool step_by_step = false;  // --step: wait for Enter before each step
+  SceneObserver* observer = nullptr;
+  // Every request of the scene and its answer in the grader's history format (`grader demo --history`,
+  // the playground's timeline), under the check name `check`.
+  History* history = nullptr;
+  std::string check = "demo";
 
   std::string bold(const std::string& text) const { return paint("\x1b[1m", text); }
   std::string dim(const std::string& text) const { return paint("\x1b[2m", text); }
@@ -100,8 +126,16 @@ class Scene {
 
  private:
   Narration narration_;
+  void say(LineKind kind, const std::string& text);
+  void request_line(const std::string& text);  // "> POST ...": dim on a terminal
+  void repeat_check(const HttpRequest& request);  // tells the observer when the request's key was sent before
+  std::int64_t record_invoke(const HttpRequest& request);  // 0 without a history
+  void record_complete(std::int64_t op, const Exchange& x);
+
   std::string label_;
   std::unique_ptr<Target> target_;
+  std::set<std::string> keys_sent_;       // Idempotency-Key values already sent (a repeat's test)
+  std::unique_ptr<InFlight> in_flight_;   // watches lost requests to their end, when there is a history
   LabApi api_;
   int steps_told_ = 0;
   std::map<std::string, std::string> names_by_token_;     // "as alice" beside a request
