@@ -98,7 +98,7 @@ async function api(method, path, body) {
       : text.trim() || response.statusText;
     throw new ApiError(`${method} ${path}: ${response.status} ${what}`);
   }
-  return json;
+  return json === undefined ? null : json;  // undefined is kept for "it failed" (see attempt())
 }
 
 function showError(message) {
@@ -110,7 +110,7 @@ function clearError() {
   $('error-text').textContent = '';
 }
 
-// Runs an action; its failure is shown, not thrown into the console.
+// Runs an action; its failure is shown, not thrown into the console, and returns undefined.
 async function attempt(action) {
   try {
     clearError();
@@ -133,7 +133,7 @@ const page = {
   pending: null,            // a prediction waiting for its answer (see "Outcomes of a repeat")
   predictionSent: false,    // the tour's prediction was POSTed; hide the panel until the state moves on
   freeAsk: null,            // free mode: the send waiting for the learner's prediction
-  queued: null,             // an action pressed while the server was busy: runs when it is ready
+  queued: [],               // actions pressed while the server was busy: run in order when it is ready
   inFlight: 0,              // POSTs not answered yet
   notice: '',               // a one-off line for #session-status ("the story is over")
   urlApplied: false,        // the URL's moment was started (or there was none): from now on, write the URL
@@ -273,8 +273,11 @@ function narrationItem(item) {
   const li = el('li', { 'data-step': item.step, 'data-kind': item.kind, 'data-text': item.text });
   const label = { step: `Step ${item.step}.`, damage: 'Damage:', good: 'Fixed:' }[item.kind];
   if (label) li.append(el('span', { class: 'kind-label' }, label), ' ');
-  const wire = /^\s*[<>] /.test(item.text);
-  li.append(el(wire ? 'code' : 'span', { class: 'narration-text' }, item.text));
+  // The terminal numbers its steps itself ("1. Alice pays ..."); here the label does.
+  const text = item.kind === 'step' ? item.text.replace(/^\d+\.\s+/, '') : item.text;
+  const wire = /^[<>] /.test(text);
+  if (/^\s+\S/.test(text)) li.classList.add('aside');  // an indented line: a remark on the line above
+  li.append(el(wire ? 'code' : 'span', { class: 'narration-text' }, text.trim()));
   return li;
 }
 
@@ -438,10 +441,12 @@ function renderDetails() {
   const ops = opsOf((page.state && page.state.history) || []);
   const found = op === null ? null : ops.get(Number(op)) || ops.get(op);
   if (!found || !found.invoke) {
+    markKeyRow(null);
     box.replaceChildren(el('p', { class: 'hint' }, 'No attempt selected: click one, or Tab to it and press Enter.'));
     return;
   }
   const { invoke, completion, ended } = found;
+  markKeyRow(invoke.key);
   const lines = [`> ${invoke.request.method} ${invoke.request.target}`];
   for (const [n, v] of invoke.request.headers || []) lines.push(`> ${n}: ${v}`);
   if (invoke.request.body) lines.push('>', ...prettyBody(invoke.request.body).map((l) => `> ${l}`));
@@ -467,6 +472,16 @@ function renderDetails() {
     el('pre', { class: 'wire', tabindex: 0, 'aria-label': `request and response of op ${invoke.op}` }, lines.join('\n')));
 }
 
+// The selected attempt's row in the key table: what the server remembers about that key.
+function markKeyRow(key) {
+  const table = $('keys');
+  const column = [...table.tHead.querySelectorAll('th')].findIndex((th) => th.textContent === 'key');
+  for (const tr of table.tBodies[0].rows) {
+    const cell = column >= 0 ? tr.cells[column] : null;
+    tr.classList.toggle('selected', key !== null && !!cell && sameKey(cell.textContent, key));
+  }
+}
+
 // A JSON body pretty-printed (it is easier to compare two answers that way); anything else as it came.
 function prettyBody(text) {
   const json = parseJson(text);
@@ -478,6 +493,9 @@ function selectOp(op) {
   renderTimeline(page.state ? page.state.timeline_svg || '' : '');
   renderAttempts((page.state && page.state.history) || []);
   renderDetails();
+  // The details are long; a screen reader hears only that they are there (the panel itself is not live).
+  const heading = $('details').querySelector('h3');
+  $('details-announcer').textContent = heading ? `Details shown: ${heading.textContent}` : '';
 }
 
 // The share link and the address bar: this exact moment, as a URL that starts it again.
@@ -526,13 +544,12 @@ function renderPrediction(state) {
   if (!ask) return;
   $('prediction-context').textContent = ask.context;
   $('prediction-request').textContent = ask.request;
+  $('prediction-cancel').hidden = !page.freeAsk;
   if (wasHidden) {
     $('reveal').hidden = true;
-    // The learner cannot go on without answering: bring the choices to the keyboard, unless they are typing.
-    const active = document.activeElement;
-    if (!active || active === document.body || active.matches('button, a, g')) {
-      panel.querySelector('[data-choice]').focus({ preventScroll: false });
-    }
+    // Nothing goes on without an answer: bring the choices to the keyboard. A free-mode send was just asked
+    // for; a tour's question arrives on its own, so a learner typing in a field keeps the field.
+    if (page.freeAsk || !isTyping(document.activeElement)) panel.querySelector('[data-choice]').focus();
   }
 }
 
@@ -565,6 +582,14 @@ function wireRequest(r) {
   return lines.join('\n');
 }
 
+// Free mode: the learner would rather not send the repeat after all.
+function cancelFreeAsk() {
+  if (!page.freeAsk) return;
+  page.freeAsk = null;
+  $('prediction').hidden = true;
+  $('send').focus();
+}
+
 // The learner chose. Remember what the world looked like, so that the answer can be judged against it.
 async function predict(choice) {
   const state = page.state;
@@ -592,8 +617,8 @@ async function predict(choice) {
   } else if (session.waiting === 'prediction') {
     page.pending = { ...snapshot, key: state.prediction && state.prediction.op_key, copies: 1, forwarded: true };
     page.predictionSent = true;
-    const ok = await attempt(() => api('POST', '/api/predict', { choice }));
-    if (ok === undefined && !$('error').hidden) {  // refused: ask again
+    const answered = await attempt(() => api('POST', '/api/predict', { choice }));
+    if (answered === undefined) {  // refused: ask again
       page.predictionSent = false;
       page.pending = null;
       renderPrediction(page.state);
@@ -662,7 +687,7 @@ function judge(ops, pending, state) {
   });
   const count = (k) => kinds.filter((x) => x === k).length;
   const tally = [...new Set(kinds)].map((k) => `${kKindWords[k]} x${count(k)}`).join(', ');
-  const statuses = ops.map((o) => (o.completion.response ? statusLine(o.completion.response.status)
+  const statuses = ops.map((o) => (o.completion.response ? statusLine(o.completion.response.status) + answerGist(o.completion.response)
     : `no answer reached the client${o.ended && o.ended.status ? ` (the server ended it with ${statusLine(o.ended.status)})` : ''}`));
   const answer = (ops.length === 1 ? `op ${ops[0].op}: ${statuses[0]}` : `${ops.length} copies: ${tally}`) +
                  `${ops.length === 1 && replayed(ops[0].completion) ? ', Idempotent-Replayed: true' : ''}; ` +
@@ -802,17 +827,20 @@ const seed = () => Math.max(0, parseInt($('seed').value, 10) || 0);
 const mode = () => (page.state && page.state.session && page.state.session.mode) || 'none';
 const waiting = () => (page.state && page.state.session && page.state.session.waiting) || '';
 
-// A press while the server is busy is kept (the last one wins) and run when the server is ready again, so
-// pressing n twice quickly tells two steps, and a test need not time its clicks.
+// A press while the server is busy is kept and run when the server is ready again, in order, so pressing n
+// twice quickly tells two steps, and a test need not time its clicks. A few at most: a held-down key is not
+// a plan.
+const kMaxQueued = 4;
+
 function act(name, action, { needs, unavailable } = {}) {
   if (needs && mode() !== needs) {
     page.notice = unavailable;
     if (page.state) renderSession(page.state.session || {}); else $('session-status').textContent = unavailable;
     return;
   }
-  if (page.inFlight > 0 || waiting() === 'busy') {
-    page.queued = { name, action };
-    $('session-status').textContent = `The server is working; "${name}" will follow.`;
+  if (page.inFlight > 0 || waiting() === 'busy' || page.queued.length > 0) {
+    if (page.queued.length < kMaxQueued) page.queued.push({ name, action });
+    $('session-status').textContent = `The server is working; then: ${page.queued.map((q) => q.name).join(', ')}.`;
     return;
   }
   run(action);
@@ -829,14 +857,13 @@ async function run(action) {
 }
 
 function runQueuedAction() {
-  if (!page.queued || page.inFlight > 0 || waiting() === 'busy') return;
-  const { action } = page.queued;
-  page.queued = null;
-  run(action);
+  if (page.queued.length === 0 || page.inFlight > 0 || waiting() === 'busy') return;
+  run(page.queued.shift().action);
 }
 
 // Every new session starts with a clean slate: nothing predicted, nothing selected.
 function forgetSession() {
+  page.queued = [];
   page.pending = null;
   page.freeAsk = null;
   page.selectedOp = null;
@@ -868,7 +895,16 @@ function predictFirst() {
   return true;
 }
 
-const next = () => predictFirst() || act('next', () => api('POST', '/api/next', {}), { needs: 'tour', unavailable: 'Next and Back step through a guided tour: start one first.' });
+// The last step told: Next has nowhere to go, and says so rather than ask the server.
+function storyOver() {
+  if (mode() !== 'tour' || waiting() !== 'finished' || page.inFlight > 0 || page.queued.length > 0) return false;
+  page.notice = 'Back (b) steps back; Start tour tells it again' +
+                ($('tell-fixing').hidden ? '.' : ', or tell it on the stage that fixes it.');
+  renderSession(page.state.session);
+  return true;
+}
+
+const next = () => predictFirst() || storyOver() || act('next', () => api('POST', '/api/next', {}), { needs: 'tour', unavailable: 'Next and Back step through a guided tour: start one first.' });
 const back = () => {
   $('reveal').hidden = true;  // going back undoes the step the reveal was about
   act('back', () => api('POST', '/api/back', {}), { needs: 'tour', unavailable: 'Next and Back step through a guided tour: start one first.' });
@@ -947,6 +983,10 @@ function onKey(event) {
     selectOp(attemptBar.dataset.op);
     return;
   }
+  if (event.key === 'Escape' && page.freeAsk) {
+    cancelFreeAsk();
+    return;
+  }
   if (isTyping(event.target)) return;
   const choices = ['replay', '409', '422', 'new-debit'];
   if (!$('prediction').hidden && /^[1-4]$/.test(event.key)) {
@@ -1016,6 +1056,7 @@ async function main() {
   $('share-link').addEventListener('click', copyShareLink);
   $('jump-first-violation').addEventListener('click', jumpToFirstViolation);
   $('error-dismiss').addEventListener('click', clearError);
+  $('prediction-cancel').addEventListener('click', cancelFreeAsk);
   $('prediction').addEventListener('click', (e) => {
     const button = e.target.closest('[data-choice]');
     if (button) predict(button.dataset.choice);
