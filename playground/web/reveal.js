@@ -149,9 +149,15 @@ function judge(ops, pending, state) {
   const moved = ledgerCount(state.ledger, memo) - ledgerCount(pending.ledgerBefore, memo);
   const history = state.history || [];
   const earlier = [...opsOf(history).values()].filter((o) => o.invoke && o.op <= pending.afterOp && sameKey(o.invoke.key, pending.key));
-  const sameClient = earlier.length === 0 ||
-    earlier.some((o) => header(o.invoke.request, 'Authorization') === header(first, 'Authorization'));
-  const sameBody = earlier.some((o) => canonical(o.invoke.request.body) === canonical(first.body));
+  // Who used the key before: this client, or another one (keys are global until stage 6). The history keeps
+  // enough of each bearer token to tell clients apart (grader/history.cc:redacted_header_value).
+  const token = (request) => header(request, 'Authorization');
+  const mine = earlier.filter((o) => token(o.invoke.request) === token(first));
+  const others = earlier.filter((o) => token(o.invoke.request) !== token(first));
+  const sameBody = mine.some((o) => canonical(o.invoke.request.body) === canonical(first.body));
+  // A replay of an answer that was given to another client: its receipt, leaked.
+  const theirAnswers = new Set(others.map((o) => o.completion && o.completion.response && o.completion.response.body));
+  const leaked = ops.some((o) => o.completion.response && replayed(o.completion) && theirAnswers.has(o.completion.response.body));
   const earlierIds = new Set(earlier.map((o) => idOf(o.completion && o.completion.response)).filter((x) => x !== undefined));
 
   // Each op's answer as the client saw it, by kind. A dropped reply is no answer, whatever the server ended
@@ -179,7 +185,8 @@ function judge(ops, pending, state) {
                  `the ledger gained ${Math.max(moved, 0)} ${moved === 1 ? 'entry' : 'entries'}` +
                  `${memo ? ` for "${memo}"` : ''}.`;
 
-  const ctx = { stand, sameClient, sameBody, moved, kinds, status: ops[0].completion.status };
+  const ctx = { stand, usedByMe: mine.length > 0, usedByOther: others.length > 0, sameBody, leaked, moved, kinds,
+                status: ops[0].completion.status };
   let outcome;
   if (moved > 0 && (count('2xx') > 0 || count('none') > 0)) outcome = 'new-debit';
   else if (count('replay') + count('rebuilt') === kinds.length) outcome = 'replay';
@@ -211,7 +218,7 @@ function why(outcome, c) {
                "today's balance and a new created_at, and no Idempotent-Replayed header. That is stage 4; stage 5 " +
                'stores the first answer and replays it byte for byte (LAB.md "Stage 4: What it still gets wrong").';
       }
-      if (!c.sameClient && !is('stage6')) {
+      if (c.leaked) {
         return 'The server replayed the stored answer to a client who did not send it: keys are global until ' +
                "stage 6, so one client reads another's receipt. Stage 6 scopes keys per client " +
                '(LAB.md "Stage 5: What it still gets wrong").';
@@ -223,7 +230,7 @@ function why(outcome, c) {
              'so the server refuses to run the key twice at once and says "try again" instead of "done". ' +
              'That is stage 4\'s lesson: in_progress, then completed.';
     case '422':
-      if (!c.sameClient) {
+      if (!c.usedByMe && c.usedByOther) {
         return 'Another client sent this key string first. Until stage 6 keys are global, so this client\'s own ' +
                'request is refused and its money never moves; stage 6 scopes keys per client ' +
                '(LAB.md "Stage 3: What it still gets wrong").';
@@ -235,7 +242,7 @@ function why(outcome, c) {
       return 'The key was first used with a different body, so this is not a repeat but another request under ' +
              'a used key: the server refuses rather than answer "done". That is stage 3\'s lesson: the canonical fingerprint.';
     case 'new-debit':
-      if (!c.sameClient && is('stage6')) {
+      if (!c.usedByMe && c.usedByOther && is('stage6')) {
         return 'No repeat at all: stage 6 scopes keys per client, so this client\'s key is its own and its ' +
                'transfer ran, once. That is stage 6\'s lesson: scope.';
       }
@@ -302,4 +309,6 @@ function showReveal(pending, judged) {
                                      `it was ${kChoiceWords[judged.outcome]}.`;
   $('reveal-answer').textContent = judged.answer;
   $('reveal-why').textContent = judged.why;
+  // The learner just answered where the panel was; the narration may have grown since, pushing this down.
+  reveal.scrollIntoView({ block: 'nearest', behavior: prefersReducedMotion() ? 'auto' : 'smooth' });
 }
