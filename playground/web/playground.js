@@ -82,7 +82,7 @@ const page = {
   scenarios: [],            // GET /api/scenarios
   stands: [],               // GET /api/stands
   selectedOp: null,         // the attempt shown in #details
-  pending: null,            // a prediction waiting for its answer (see "Outcomes of a repeat")
+  pending: null,            // a prediction waiting for its answer (reveal.js:resolvePending)
   predictionSent: false,    // the tour's prediction was POSTed; hide the panel until the state moves on
   freeAsk: null,            // free mode: the send waiting for the learner's prediction
   queued: [],               // actions pressed while the server was busy: run in order when it is ready
@@ -104,7 +104,8 @@ async function pollForever() {
       const state = await api('GET', since === null ? '/api/state' : `/api/state?since=${since}`);
       if (failures > 0) clearError();
       failures = 0;
-      // A restarted playground starts counting again, so any other version is new, not only a higher one.
+      // A restarted playground counts from 0 again (its first answer comes when ?since= times out, 10 s), so
+      // any other version is new, not only a higher one.
       if (state && (!page.state || state.version !== page.state.version)) render(state);
     } catch (e) {
       showError(e.message);
