@@ -14,13 +14,14 @@ SLOW_WRITE_MS ?= 10
 TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp
 TSAN_ARGS  := -DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread
 
-.PHONY: all deps build test demo grade starter starter-check asan tsan sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants soak load fuzz bench bench-day clean help
+.PHONY: all deps build test demo playground grade starter starter-check asan tsan sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants soak load fuzz bench bench-day clean help
 
 all: build
 
 help:
 	@echo "make demo          build, then show stage 1 duplicating a retried transfer"
 	@echo "make test          build, then run every test (unit, end-to-end, grader matrix)"
+	@echo "make playground    build, then serve the browser playground on http://127.0.0.1:8090/ (PORT=...)"
 	@echo "make grade STAGE=N build the learner's server and grade stages 1..N (SERVER=\"...\" for your own)"
 	@echo "make starter DEST=dir  write the learner's copy of the lab, without the answers"
 	@echo "make starter-check build a starter copy from scratch and grade it (stage 1 passes, 2 fails)"
@@ -53,6 +54,11 @@ test: build
 
 demo: build
 	@BUILD=$(BUILD) scripts/demo.sh
+
+# The browser playground (LAB.md "The playground"): guided tours and free play on the real stage servers.
+PORT ?= 8090
+playground: build
+	$(BUILD)/playground/playground --port $(PORT) --bin-dir $(BUILD)/stages
 
 # The learner's path (LAB.md "For learners"): the starter copy, and the loop of grading one's own server.
 STAGE ?= 1

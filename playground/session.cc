@@ -331,6 +331,9 @@ nlohmann::json Session::state() const {
   nlohmann::json events = nlohmann::json::array();
   for (const auto& e : history_.of_check(check_)) events.push_back(grader::History::to_json(e));
   st["history"] = std::move(events);
+  // How far the lab clock was moved ahead (POST /admin/clock): key retention counts on it (stage 6).
+  TableView clock = db.empty() ? TableView{} : read_table(db, "lab_clock");
+  st["clock_ms"] = !clock.rows.empty() && clock.rows[0].size() > 1 ? clock.rows[0][1] : nlohmann::json(0);
   for (const char* table : {"idempotency_keys", "ledger", "accounts"}) {
     TableView view = db.empty() ? TableView{} : read_table(db, table);
     st[table == std::string("idempotency_keys") ? "keys" : table] = to_json(view);
