@@ -90,6 +90,30 @@ void reply_refused(httplib::Response& res, const std::string& why) {
                 why);
 }
 
+// The playground starts processes and moves (test) money for whoever drives it, so only its own page may.
+// Another web site open in the same browser can make the browser send requests to 127.0.0.1, two ways:
+//   - DNS rebinding: a name of the attacker's that resolves to 127.0.0.1; the Host header still carries
+//     that name, so only "127.0.0.1" and "localhost" are served;
+//   - a cross-site form POST (no CORS preflight): it can only be text/plain, form-urlencoded or multipart,
+//     so every POST must be application/json, which a cross-site page cannot send without a preflight that
+//     the playground never answers.
+std::string refused_origin(const httplib::Request& req) {
+  const std::string host = req.get_header_value("Host");
+  const std::string name = host.substr(0, host.rfind(':') == std::string::npos ? host.size() : host.rfind(':'));
+  if (name != "127.0.0.1" && name != "localhost") return "Host \"" + host + "\": the playground serves 127.0.0.1 and localhost only";
+  if (req.method == "POST" && !req.get_header_value("Content-Type").starts_with("application/json"))
+    return "a POST to the playground is application/json";
+  return "";
+}
+
+using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
+Handler guarded(Handler handler) {
+  return [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+    if (auto why = refused_origin(req); !why.empty()) return reply_problem(res, Refusal::BadInput, why);
+    handler(req, res);
+  };
+}
+
 }  // namespace
 
 Playground::~Playground() { replace(nullptr); }
@@ -193,17 +217,17 @@ nlohmann::json Playground::state(std::int64_t since, std::chrono::milliseconds p
 }
 
 void install_routes(httplib::Server& server, Playground& playground) {
-  server.Get(R"(/(|[a-z_]+\.(html|js|css|svg|png)))", [](const httplib::Request& req, httplib::Response& res) {
+  server.Get(R"(/(|[a-z_]+\.(html|js|css|svg|png)))", guarded([](const httplib::Request& req, httplib::Response& res) {
     const WebAsset* asset = find_web_asset(req.path);
     if (!asset) return reply_problem(res, Refusal::NotFound, "no such file");
     res.set_content(std::string(asset->body), std::string(asset->content_type).c_str());
     res.set_header("Cache-Control", "no-store");  // a rebuilt playground serves its new page at once
-  });
-  server.Get("/api/stands", [&](const httplib::Request&, httplib::Response& res) { reply_json(res, 200, playground.stands()); });
-  server.Get("/api/scenarios", [&](const httplib::Request&, httplib::Response& res) {
+  }));
+  server.Get("/api/stands", guarded([&](const httplib::Request&, httplib::Response& res) { reply_json(res, 200, playground.stands()); }));
+  server.Get("/api/scenarios", guarded([&](const httplib::Request&, httplib::Response& res) {
     reply_json(res, 200, playground.scenarios());
-  });
-  server.Get("/api/state", [&](const httplib::Request& req, httplib::Response& res) {
+  }));
+  server.Get("/api/state", guarded([&](const httplib::Request& req, httplib::Response& res) {
     std::int64_t since = -1;
     if (req.has_param("since")) {
       const std::string text = req.get_param_value("since");
@@ -212,13 +236,13 @@ void install_routes(httplib::Server& server, Playground& playground) {
         return reply_problem(res, Refusal::BadInput, "since: a state version (an integer)");
     }
     reply_json(res, 200, playground.state(since, since < 0 ? 0ms : kLongPoll));
-  });
-  server.Get("/api/history.jsonl", [&](const httplib::Request&, httplib::Response& res) {
+  }));
+  server.Get("/api/history.jsonl", guarded([&](const httplib::Request&, httplib::Response& res) {
     auto s = playground.session();
     res.set_content(s ? s->history_jsonl() : "", "application/jsonl");
     res.set_header("Content-Disposition", "attachment; filename=\"playground-history.jsonl\"");
-  });
-  server.Post("/api/tour", [&](const httplib::Request& req, httplib::Response& res) {
+  }));
+  server.Post("/api/tour", guarded([&](const httplib::Request& req, httplib::Response& res) {
     auto body = body_or_reply(req, res);
     if (!body) return;
     auto name = member<std::string>(*body, "scenario", "", res);
@@ -228,8 +252,8 @@ void install_routes(httplib::Server& server, Playground& playground) {
     if (!step) return;
     if (auto why = playground.start_tour(*name, *role, *seed, *step); !why.empty()) return reply_refused(res, why);
     reply_json(res, 202, playground.state(-1, 0ms));
-  });
-  server.Post("/api/free", [&](const httplib::Request& req, httplib::Response& res) {
+  }));
+  server.Post("/api/free", guarded([&](const httplib::Request& req, httplib::Response& res) {
     auto body = body_or_reply(req, res);
     if (!body) return;
     auto stand = member<std::string>(*body, "stand", "stage1_naive", res);
@@ -237,12 +261,12 @@ void install_routes(httplib::Server& server, Playground& playground) {
     if (!seed) return;
     if (auto why = playground.start_free(*stand, *seed); !why.empty()) return reply_refused(res, why);
     reply_json(res, 202, playground.state(-1, 0ms));
-  });
-  server.Post("/api/back", [&](const httplib::Request&, httplib::Response& res) {
+  }));
+  server.Post("/api/back", guarded([&](const httplib::Request&, httplib::Response& res) {
     if (auto why = playground.back(); !why.empty())
       return reply_problem(res, Refusal::NotNow, why);
     reply_json(res, 202, playground.state(-1, 0ms));
-  });
+  }));
 
   // The actions of a running session: 409 when there is none of the right kind.
   auto with_session = [&](bool tour, httplib::Response& res) -> std::shared_ptr<Session> {
@@ -254,13 +278,13 @@ void install_routes(httplib::Server& server, Playground& playground) {
     }
     return s;
   };
-  server.Post("/api/next", [&, with_session](const httplib::Request&, httplib::Response& res) {
+  server.Post("/api/next", guarded([&, with_session](const httplib::Request&, httplib::Response& res) {
     if (auto s = with_session(true, res)) {
       s->next();
       reply_json(res, 202, {{"step", s->step()}});
     }
-  });
-  server.Post("/api/predict", [&, with_session](const httplib::Request& req, httplib::Response& res) {
+  }));
+  server.Post("/api/predict", guarded([&, with_session](const httplib::Request& req, httplib::Response& res) {
     auto body = body_or_reply(req, res);
     if (!body) return;
     auto choice = member<std::string>(*body, "choice", "", res);
@@ -271,8 +295,8 @@ void install_routes(httplib::Server& server, Playground& playground) {
     if (!s || !s->predict(*choice))
       return reply_problem(res, Refusal::NotNow, "no repeat waits for a prediction");
     reply_json(res, 202, {{"choice", *choice}});
-  });
-  server.Post("/api/send", [&, with_session](const httplib::Request& req, httplib::Response& res) {
+  }));
+  server.Post("/api/send", guarded([&, with_session](const httplib::Request& req, httplib::Response& res) {
     auto body = body_or_reply(req, res);
     if (!body) return;
     SendOrder o;
@@ -291,14 +315,14 @@ void install_routes(httplib::Server& server, Playground& playground) {
       s->send(o);
       reply_json(res, 202, {{"queued", true}});
     }
-  });
-  server.Post("/api/restart", [&, with_session](const httplib::Request&, httplib::Response& res) {
+  }));
+  server.Post("/api/restart", guarded([&, with_session](const httplib::Request&, httplib::Response& res) {
     if (auto s = with_session(false, res)) {
       s->restart();
       reply_json(res, 202, {{"queued", true}});
     }
-  });
-  server.Post("/api/clock", [&, with_session](const httplib::Request& req, httplib::Response& res) {
+  }));
+  server.Post("/api/clock", guarded([&, with_session](const httplib::Request& req, httplib::Response& res) {
     auto body = body_or_reply(req, res);
     if (!body) return;
     auto seconds = member<int>(*body, "seconds", 0, res);
@@ -309,7 +333,7 @@ void install_routes(httplib::Server& server, Playground& playground) {
       s->advance_clock(*seconds);
       reply_json(res, 202, {{"queued", true}});
     }
-  });
+  }));
 }
 
 }  // namespace playground

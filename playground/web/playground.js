@@ -31,9 +31,11 @@ class ApiError extends Error {}
 
 async function api(method, path, body) {
   const init = { method, headers: { Accept: 'application/json, application/problem+json' } };
-  if (body !== undefined) {
+  // Every POST is JSON, even with nothing to say: the playground refuses any other POST (a cross-site form
+  // cannot send application/json), see playground/api.cc.
+  if (body !== undefined || method === 'POST') {
     init.headers['Content-Type'] = 'application/json';
-    init.body = JSON.stringify(body);
+    init.body = JSON.stringify(body ?? {});
   }
   let response;
   try {
