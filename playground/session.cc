@@ -7,6 +7,7 @@
 #include "grader/demo_scene.h"
 #include "grader/stage_binaries.h"
 #include "playground/database_view.h"
+#include "playground/violations.h"
 
 namespace playground {
 namespace {
@@ -328,8 +329,9 @@ nlohmann::json Session::state() const {
     }
     db = database_path_;
   }
+  const std::vector<grader::Event> history = history_.of_check(check_);
   nlohmann::json events = nlohmann::json::array();
-  for (const auto& e : history_.of_check(check_)) events.push_back(grader::History::to_json(e));
+  for (const auto& e : history) events.push_back(grader::History::to_json(e));
   st["history"] = std::move(events);
   // How far the lab clock was moved ahead (POST /admin/clock): key retention counts on it (stage 6).
   TableView clock = db.empty() ? TableView{} : read_table(db, "lab_clock");
@@ -337,6 +339,14 @@ nlohmann::json Session::state() const {
   for (const char* table : {"idempotency_keys", "ledger", "accounts"}) {
     TableView view = db.empty() ? TableView{} : read_table(db, table);
     st[table == std::string("idempotency_keys") ? "keys" : table] = to_json(view);
+    if (table == std::string("ledger")) {
+      const auto marks = find_violations(history, view);
+      nlohmann::json anomalies = nlohmann::json::array();
+      for (const auto& m : marks)
+        anomalies.push_back({{"op", m.op}, {"anomaly", m.anomaly}, {"text", m.text}, {"fixed_by", m.fixed_by}});
+      st["anomalies"] = std::move(anomalies);
+      st["timeline_svg"] = grader::timeline_svg(history, marks);
+    }
   }
   return st;
 }
