@@ -10,6 +10,8 @@ Usage:
   grader --stage N --server "<command>" [options]
   grader --stage N --url http://127.0.0.1:PORT --admin-token T [options]
   grader matrix --bin-dir <build>/stages [--seed S] [--jobs N] [--html FILE]
+  grader report --html FILE [--bin-dir DIR] [--seed S] [--day LOG]   the matrix and the day on every
+                                          stage, as one page (grader report --help)
   grader day generate|replay|show ...     the day of requests (grader day --help)
   grader demo [NAME]                      narrated failure scenarios (grader demo --help)
   grader mutants --bin-dir DIR [--seeds N]   the grader against stage 6's mutants (grader mutants --help)
