@@ -9,6 +9,7 @@
 // positional list would let one land in another's place.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,7 +60,18 @@ struct Finding {
   // Where to look, when it is not the check's lesson (a contract field, a server that refuses connections);
   // empty: the check's hint.
   std::string hint = "";
+  // What the report's timeline marks (grader/timeline_svg.h:marks_for): the history ops that show it, when
+  // the finding is about recorded attempts (check_run.cc), else the intent it is about (audit.cc), whose
+  // every attempt is then marked. Both empty: the finding is about no request (a balance, an operation).
+  std::string intent = "";
+  std::vector<std::int64_t> ops = {};
 };
+
+// The stage whose lesson fixes this finding, 0 for the contract. The same anomaly has different cures: a
+// double apply after a crash needs stage 4, not stage 2. The check's stage is where its lesson is, so the
+// later of the two fixes it; unless the finding has a hint of its own, which says it is not about the
+// check's lesson (a contract field, a transport fault): then the anomaly's own stage.
+int fixing_stage(const Finding& finding, int check_stage);
 
 // Every anomaly, for the chapter and --help.
 std::vector<AnomalyInfo> all_anomalies();

@@ -45,7 +45,8 @@ void check_entry_matches(const Intent& intent, const LedgerEntry& e, std::vector
                            " is not what was asked: " + e.kind + " of " + std::to_string(e.amount) + " " + e.currency +
                            " from " + std::to_string(e.from_account),
                    .sent = intent.body,
-                   .expected = "the entry moves exactly the request's amount between the request's accounts"});
+                   .expected = "the entry moves exactly the request's amount between the request's accounts",
+                   .intent = intent.id});
 }
 
 }  // namespace
@@ -73,19 +74,22 @@ std::vector<Finding> audit(const std::deque<Intent>& intents, const std::deque<A
                      .what = "A1: intent " + intent.id + " must not move money (it is invalid or refused) but did " +
                              "(ledger ids " + ids_of(mine) + ")",
                      .sent = intent.body,
-                     .expected = "no ledger entry for it"});
+                     .expected = "no ledger entry for it",
+                     .intent = intent.id});
     else if (moved > intent.max_moves)
       out.push_back({.anomaly = Anomaly::DoubleApply,
                      .what = "A1: intent " + intent.id + " (key " + intent.key + ") moved money " +
                              std::to_string(moved) + " times (ledger ids " + ids_of(mine) + ")",
                      .sent = intent.body,
-                     .expected = "at most " + std::to_string(intent.max_moves) + " ledger entry for it"});
+                     .expected = "at most " + std::to_string(intent.max_moves) + " ledger entry for it",
+                     .intent = intent.id});
     if (success && moved == 0)
       out.push_back({.anomaly = Anomaly::LostWrite,
                      .what = "A2: intent " + intent.id + " was told success (2xx) but no ledger entry carries #" +
                              intent.tag,
                      .sent = intent.body,
-                     .expected = "a success only after the money moved"});
+                     .expected = "a success only after the money moved",
+                     .intent = intent.id});
     if (success && moved > 0 && success_seen_before_money(intent, history))
       out.push_back({.anomaly = Anomaly::InFlightLie,
                      .what = "A3: intent " + intent.id +
@@ -93,13 +97,15 @@ std::vector<Finding> audit(const std::deque<Intent>& intents, const std::deque<A
                              "(the money moved later, ledger ids " +
                              ids_of(mine) + ")",
                      .sent = intent.body,
-                     .expected = "409 request-in-progress while the first request runs"});
+                     .expected = "409 request-in-progress while the first request runs",
+                     .intent = intent.id});
     if (intent.expect_moves && moved != *intent.expect_moves && moved <= intent.max_moves && !(success && moved == 0))
       out.push_back({.anomaly = moved < *intent.expect_moves ? Anomaly::NotExecuted : Anomaly::DoubleApply,
                      .what = "A4: intent " + intent.id + " " + moved_against_expected(moved, *intent.expect_moves) +
                              " (ledger ids " + ids_of(mine) + ")",
                      .sent = intent.body,
-                     .expected = "exactly " + times(*intent.expect_moves)});
+                     .expected = "exactly " + times(*intent.expect_moves),
+                     .intent = intent.id});
     // A5 only where A1 found nothing: an extra entry from a changed body is already the finding.
     if (moved <= intent.max_moves)
       for (const auto& e : mine) check_entry_matches(intent, e, out);

@@ -102,8 +102,14 @@ Exchange CheckRun::send(const Attempt& a, std::chrono::milliseconds connect_pati
                    ? send_unread(target_.address(), req, &unfinished)
                    : exchange(target_.address(), req, kResponseTimeout, connect_patience, &unfinished);
   history_.complete(op, x);
+  remember_op(x, op);
   if (unfinished) in_flight_.watch(op, std::move(*unfinished));
   return x;
+}
+
+void CheckRun::remember_op(const Exchange& x, std::int64_t op) {
+  std::lock_guard lock(ops_mutex_);
+  op_of_exchange_[x.done_ns] = op;
 }
 
 std::vector<Exchange> CheckRun::send_simultaneously(const std::vector<Attempt>& attempts) {
@@ -134,6 +140,7 @@ std::vector<Exchange> CheckRun::send_simultaneously(const std::vector<Attempt>& 
       }
       x.done_ns = monotonic_ns();
       history_.complete(op, x);
+      remember_op(x, op);
       if (timed_out) in_flight_.watch(op, std::move(*connection));
     });
   }
@@ -252,12 +259,20 @@ Finding CheckRun::finding_with_evidence(Anomaly anomaly, std::string what, const
     what += "; the connection was " + how + " before any answer: " + why + " (this is not an idempotency fault)";
     hint = kTransportHint;
   }
+  // The attempt the finding shows, as the history recorded it: the report's timeline marks it.
+  std::vector<std::int64_t> ops;
+  if (x) {
+    std::lock_guard lock(ops_mutex_);
+    if (auto it = op_of_exchange_.find(x->done_ns); it != op_of_exchange_.end()) ops.push_back(it->second);
+  }
   return Finding{.anomaly = anomaly,
                  .what = std::move(what),
                  .sent = attempt ? show_request(*attempt) : "",
                  .received = x ? show_exchange(*x) : "",
                  .expected = std::move(expected),
-                 .hint = std::move(hint)};
+                 .hint = std::move(hint),
+                 .intent = attempt && attempt->intent ? attempt->intent->id : "",
+                 .ops = std::move(ops)};
 }
 
 // The contract's only 409 is request-in-progress, which a client retries; any other 409 it takes as final.

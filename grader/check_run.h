@@ -23,6 +23,7 @@
 
 #include <initializer_list>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -131,6 +132,12 @@ class CheckRun {
   // fail()'s finding, before it is added: the attempt and the exchange as evidence, a transport fault named.
   Finding finding_with_evidence(Anomaly anomaly, std::string what, const Attempt* attempt, const Exchange* x,
                                 std::string expected);
+
+  // The history op each recorded exchange completed, by the exchange's done_ns: a finding with an exchange
+  // as evidence names its op, so the report's timeline marks that attempt (grader/timeline_svg.h).
+  void remember_op(const Exchange& x, std::int64_t op);
+  std::mutex ops_mutex_;
+  std::map<std::int64_t, std::int64_t> op_of_exchange_;  // guarded by ops_mutex_ (bursts record from threads)
 
   std::vector<Finding> findings_;
   std::set<std::int64_t> unretried_409s_;  // done_ns of the 409s settle() gave back and reported

@@ -24,6 +24,7 @@
 #include "grader/matrix.h"
 #include "grader/options.h"
 #include "grader/report.h"
+#include "grader/report_html.h"
 #include "grader/stage_binaries.h"
 
 namespace grader {
@@ -53,6 +54,7 @@ Replay options:
   --speed X        day time runs X times faster than real time between intents (default: about 10000
                    intents a second, and at most 10000 times faster)
   --json FILE      the figures as JSON
+  --html FILE      the damage table and a bar chart as one self-contained HTML page
   --record FILE    every send's answer and the ledger, for `grader day show` (with one server only)
   --expect-clean   exit 1 if the audit finds damage (the published expiry policy is not damage)
   --expect C=N,..  exit 1 unless each named column counts N (C>N: more than N) and every other
@@ -239,6 +241,50 @@ Row replay_one(const DayLog& day, const std::string& subject, std::unique_ptr<Ta
   return row;
 }
 
+// Several servers (--stage all): replayed kParallelReplays at a time, each with its own server and clients.
+// One replay leaves most of a 2-core machine idle (its clients wait on timeouts and on the server), so two
+// at once take about half the time; the counts do not depend on it (stage 6's zeros by construction).
+std::vector<Row> replay_servers(const DayLog& day, const std::vector<std::pair<std::string, std::string>>& servers,
+                                ReplayConfig config) {
+  std::vector<Row> rows(servers.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex launch_mutex, print_mutex;  // one start at a time (free ports); whole lines on stderr
+  if (servers.size() > 1) config.progress = false;  // several progress lines would overwrite each other
+  auto replay_next = [&] {
+    for (std::size_t n; (n = next.fetch_add(1)) < servers.size();) {
+      const auto& [label, command] = servers[n];
+      Row& row = rows[n];
+      std::unique_ptr<Target> target;
+      try {
+        std::lock_guard lock(launch_mutex);
+        target = Target::launch(command, facts_from_command(command));
+      } catch (const StartError& e) {
+        row = {label, {}, {}, std::string("did not start: ") + e.what()};
+        continue;
+      }
+      row = replay_one(day, label, std::move(target), config);
+      std::lock_guard lock(print_mutex);
+      if (row.error.empty())
+        std::fprintf(stderr, "  %-26s %zu sends in %.1fs, %d restarts, %s\n", label.c_str(),
+                     row.replay.attempts.size(), row.replay.seconds, row.replay.restarts,
+                     row.damage.clean() ? "no damage" : "damage");
+    }
+  };
+  std::vector<std::thread> replays;
+  for (int k = 0; k < std::min<int>(kParallelReplays, static_cast<int>(servers.size())); ++k)
+    replays.emplace_back(replay_next);
+  for (auto& t : replays) t.join();
+  return rows;
+}
+
+// The rows as the HTML report shows them.
+DayReport day_report(const DayLog& day, const std::string& log, const std::vector<Row>& rows) {
+  DayReport report{log, day.intents.size(), day.send_count(), {}};
+  for (const auto& r : rows)
+    report.rows.push_back({r.subject, r.replay.attempts.size(), r.replay.seconds, r.damage, r.error});
+  return report;
+}
+
 int replay(const Args& a) {
   if (a.positional.size() != 2) return usage_error("replay takes one LOG");
   const std::string log = a.positional[1];
@@ -315,38 +361,8 @@ int replay(const Args& a) {
     rows.push_back(replay_one(day, url, Target::attach({rest.substr(0, colon), *port}, a.options.at("--admin-token"), {}),
                               config));
   }
-  // Several servers (--stage all): replayed PARALLEL at a time, each with its own server and clients. One
-  // replay leaves most of a 2-core machine idle (its clients wait on timeouts and on the server), so two
-  // at once take about half the time; the counts do not depend on it (stage 6's zeros by construction).
-  const std::size_t first_row = rows.size();
-  rows.resize(first_row + servers.size());
-  std::atomic<std::size_t> next{0};
-  std::mutex launch_mutex, print_mutex;  // one start at a time (free ports); whole lines on stderr
-  if (servers.size() > 1) config.progress = false;  // several progress lines would overwrite each other
-  auto replay_next = [&] {
-    for (std::size_t n; (n = next.fetch_add(1)) < servers.size();) {
-      const auto& [label, command] = servers[n];
-      Row& row = rows[first_row + n];
-      std::unique_ptr<Target> target;
-      try {
-        std::lock_guard lock(launch_mutex);
-        target = Target::launch(command, facts_from_command(command));
-      } catch (const StartError& e) {
-        row = {label, {}, {}, std::string("did not start: ") + e.what()};
-        continue;
-      }
-      row = replay_one(day, label, std::move(target), config);
-      std::lock_guard lock(print_mutex);
-      if (row.error.empty())
-        std::fprintf(stderr, "  %-26s %zu sends in %.1fs, %d restarts, %s\n", label.c_str(),
-                     row.replay.attempts.size(), row.replay.seconds, row.replay.restarts,
-                     row.damage.clean() ? "no damage" : "damage");
-    }
-  };
-  std::vector<std::thread> replays;
-  for (int k = 0; k < std::min<int>(kParallelReplays, static_cast<int>(servers.size())); ++k)
-    replays.emplace_back(replay_next);
-  for (auto& t : replays) t.join();
+  auto replayed = replay_servers(day, servers, config);
+  rows.insert(rows.end(), replayed.begin(), replayed.end());
   print_table(day, log, rows);
   if (rows.size() == 1 && rows[0].error.empty()) {
     std::printf("\n%s:\n", rows[0].subject.c_str());
@@ -363,6 +379,10 @@ int replay(const Args& a) {
     if (!out) return std::cerr << "grader day: cannot write " << a.options.at("--json") << "\n", 1;
   }
   bool failed = false;
+  if (a.options.count("--html")) {
+    HtmlReport report{.title = "grader day replay " + log, .day = day_report(day, log, rows)};
+    failed = !write_report_html(a.options.at("--html"), report);
+  }
   for (const auto& r : rows) {
     failed = failed || !r.error.empty() || (a.flags.count("--expect-clean") && !r.damage.clean());
     if (!r.error.empty() || !a.options.count("--expect")) continue;
@@ -454,11 +474,20 @@ int show(const Args& a) {
 
 }  // namespace
 
+DayReport replay_on_every_stage(const DayLog& day, const std::string& log, const std::string& bin_dir) {
+  std::vector<std::pair<std::string, std::string>> servers;  // label, command
+  for (const auto& subject : matrix_subjects())
+    if (auto path = find_stage_binary(subject.binary, bin_dir)) servers.emplace_back(subject.binary, stage_command(*path));
+  auto rows = replay_servers(day, servers, ReplayConfig{});
+  print_table(day, log, rows);
+  return day_report(day, log, rows);
+}
+
 int run_day(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") return std::cout << kUsage, args.empty() ? 2 : 0;
   std::string error;
   auto parsed = parse_args(args, {"--seed", "--intents", "--out", "--stage", "--server", "--url", "--admin-token",
-                                  "--bin-dir", "--workers", "--json", "--record", "--speed", "--expect"},
+                                  "--bin-dir", "--workers", "--json", "--html", "--record", "--speed", "--expect"},
                            {"--expect-clean", "--help"}, &error);
   if (!parsed) return usage_error(error);
   if (parsed->flags.count("--help")) return std::cout << kUsage, 0;

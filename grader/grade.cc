@@ -9,6 +9,7 @@
 
 #include "grader/junit_xml.h"
 #include "grader/report.h"
+#include "grader/report_html.h"
 #include "grader/results_json.h"
 #include "grader/runner.h"
 #include "grader/stage_binaries.h"
@@ -116,6 +117,17 @@ int run_grade(const GraderOptions& o) {
   bool written = true;  // a report that was asked for and not written is a failed run, whatever the checks say
   if (!o.json_path.empty()) written &= write_file(o.json_path, results_json(outcomes, repeat, seconds, header).dump(2));
   if (!o.junit_path.empty()) written &= write_file(o.junit_path, junit_xml(outcomes, repeat, seconds));
+  if (!o.html_path.empty()) {
+    // The server as given (its placeholders, not the admin token they were filled with).
+    HtmlReport report{.title = "grader: " + (o.server.empty() ? o.url : o.server),
+                      .about = {"seed " + std::to_string(seed), "repeat: " + repeat},
+                      .checks = selected,
+                      .servers = {graded_server("server", o.server.empty() ? o.url : o.server, outcomes, history)}};
+    if (write_report_html(o.html_path, report))
+      std::cout << "grader: report in " << o.html_path << "\n";
+    else
+      written = false;
+  }
   if (!o.history_path.empty()) {
     written &= static_cast<bool>(history_file);
     std::cout << "grader: history in " << o.history_path << "\n";

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "grader/runner.h"
+#include "grader/xml_escape.h"
 
 namespace grader {
 
 std::string junit_xml(const std::vector<CheckOutcome>& outcomes, const std::string& repeat_command, double seconds);
-std::string xml_escape(const std::string& text);  // also drops characters XML 1.0 cannot hold
 
 }  // namespace grader

@@ -5,6 +5,8 @@
 //   checks_*.cc       the checks, stage by stage; check_run.cc is what they send and record with
 //   wire.cc           HTTP on raw sockets; history.cc the record of every attempt; audit.cc the verdicts
 //   report.cc, results_json.cc, junit_xml.cc   what people and CI systems read
+//   report_html.cc    the same as one HTML page (--html): timeline_svg.cc draws each failed check's history,
+//                     day_chart_svg.cc the day's damage; report_command.cc is `grader report`
 //   matrix.cc         the grader checking itself against every reference stage and wrong turn
 //   day_*.cc          `grader day`: the day of requests (generate, replay, audit, show). LAB.md "The day"
 //   demo*.cc          `grader demo`: narrated failure scenarios for a class. LAB.md "The day" (the show)
@@ -21,6 +23,7 @@
 #include "grader/grade.h"
 #include "grader/matrix.h"
 #include "grader/options.h"
+#include "grader/report_command.h"
 #include "grader/soak.h"
 
 int main(int argc, char** argv) {
@@ -33,6 +36,8 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "soak") return grader::run_soak(std::vector<std::string>(argv + 2, argv + argc));
   if (argc > 1 && std::string(argv[1]) == "load")
     return grader::run_load(std::vector<std::string>(argv + 2, argv + argc));
+  if (argc > 1 && std::string(argv[1]) == "report")
+    return grader::run_report(std::vector<std::string>(argv + 2, argv + argc));
   auto parsed = grader::parse_grader_options(std::vector<std::string>(argv + 1, argv + argc));
   if (auto* error = std::get_if<std::string>(&parsed)) {
     std::cerr << "grader: " << *error << "\nTry 'grader --help'.\n";

@@ -4,7 +4,8 @@
 // result must be a staircase:
 //   - stage k passes every check of stages 0..k, and fails at least one check of each later stage;
 //   - each wrong turn fails the check named for it (its one mistake is caught where it is taught).
-// Missing binaries are reported "not built" and the staircase is judged on those present.
+// Missing binaries are reported "not built" and the staircase is judged on those present. With --html FILE
+// the matrix is also written as a page, each failure with its timeline (grader/report_html.h).
 #pragma once
 
 #include <optional>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "grader/options.h"
+#include "grader/report_html.h"
 
 namespace grader {
 
@@ -23,6 +25,16 @@ struct Subject {
 };
 
 const std::vector<Subject>& matrix_subjects();
+
+// Every subject built in bin_dir graded with the selected checks, `jobs` servers at a time (a progress line
+// each on stdout), and the staircase judged. Shared by `grader matrix` and `grader report`.
+struct MatrixRun {
+  std::vector<GradedServer> servers;  // one per subject, in matrix_subjects() order (not built: built false)
+  std::vector<std::string> problems;  // the staircase's broken rules; empty: it holds
+  double seconds = 0;
+};
+MatrixRun grade_matrix(const std::vector<Check>& checks, const std::vector<const Check*>& selected,
+                       const std::string& bin_dir, std::uint64_t seed, int jobs);
 // The server flags every subject is started with (non-default --lease and --key-ttl, so the policy check
 // sees the values in force); the binary's path goes in front.
 std::string matrix_server_flags();

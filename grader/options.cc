@@ -9,7 +9,9 @@ std::string usage() {
 Usage:
   grader --stage N --server "<command>" [options]
   grader --stage N --url http://127.0.0.1:PORT --admin-token T [options]
-  grader matrix --bin-dir <build>/stages [--seed S] [--jobs N]
+  grader matrix --bin-dir <build>/stages [--seed S] [--jobs N] [--html FILE]
+  grader report --html FILE [--bin-dir DIR] [--seed S] [--day LOG]   the matrix and the day on every
+                                          stage, as one page (grader report --help)
   grader day generate|replay|show ...     the day of requests (grader day --help)
   grader demo [NAME]                      narrated failure scenarios (grader demo --help)
   grader mutants --bin-dir DIR [--seeds N]   the grader against stage 6's mutants (grader mutants --help)
@@ -37,6 +39,8 @@ Options:
   --json FILE        write Gradescope's results.json
   --junit FILE       write JUnit XML
   --history FILE     keep the history of every attempt (JSON Lines; format in LAB.md "The grader")
+  --html FILE        write the report as one self-contained HTML page: each failed check with a timeline
+                     of its requests, the ones a finding is about marked (also for grader matrix)
   --all-findings     show every finding of a failed check (default: the first 3, and how many more);
                      --json and --junit always carry them all
   --verbose          print the history while it is recorded (on stderr)
@@ -105,7 +109,7 @@ std::variant<GraderOptions, std::string> parse_grader_options(const std::vector<
       auto n = v ? parse_number<std::int64_t>(*v, 1, 365LL * 24 * 3600) : std::nullopt;
       if (!(error = need(n, "a number of seconds"))) (arg == "--lease" ? o.lease_seconds : o.key_ttl_seconds) = *n;
     } else if (arg == "--check" || arg == "--server" || arg == "--url" || arg == "--admin-token" || arg == "--json" ||
-               arg == "--junit" || arg == "--history" || arg == "--bin-dir") {
+               arg == "--junit" || arg == "--history" || arg == "--html" || arg == "--bin-dir") {
       auto v = value();
       if (!(error = need(v, "a value"))) {
         if (arg == "--check") o.check = *v;
@@ -115,6 +119,7 @@ std::variant<GraderOptions, std::string> parse_grader_options(const std::vector<
         if (arg == "--json") o.json_path = *v;
         if (arg == "--junit") o.junit_path = *v;
         if (arg == "--history") o.history_path = *v;
+        if (arg == "--html") o.html_path = *v;
         if (arg == "--bin-dir") o.bin_dir = *v;
       }
     } else {

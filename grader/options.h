@@ -2,7 +2,7 @@
 //
 //   grader --stage N --server "<command with {port} {db} {admin_token}>" [options]
 //   grader --stage N --url http://127.0.0.1:8080 --admin-token T [options]
-//   grader matrix --bin-dir build/stages [--seed S] [--jobs N]
+//   grader matrix --bin-dir build/stages [--seed S] [--jobs N] [--html FILE]
 //   grader --list
 #pragma once
 
@@ -27,6 +27,7 @@ struct GraderOptions {
   std::string admin_token;  // with --url
   std::optional<std::uint64_t> seed;
   std::string json_path, junit_path, history_path;
+  std::string html_path;  // --html: the report as one self-contained page (grader/report_html.h)
   std::optional<std::int64_t> lease_seconds, key_ttl_seconds;
   std::string bin_dir;  // matrix
   std::optional<int> jobs;  // matrix: servers graded at once

@@ -94,10 +94,7 @@ std::string describe_findings(const CheckOutcome& o, bool all_findings) {
     const AnomalyInfo& a = info(f.anomaly);
     out << a.name << ": " << f.what << "\n";
     out << "  because " << a.because;
-    // The same anomaly has different cures: a double apply after a crash needs stage 4, not stage 2. The
-    // check's stage is where its lesson is, so the later of the two is the stage that fixes this one; unless
-    // the finding has a hint of its own, which says it is not about the check's lesson.
-    int fixed_by = f.hint.empty() ? std::max(a.fixed_by, o.check->stage) : a.fixed_by;
+    const int fixed_by = fixing_stage(f, o.check->stage);
     out << (fixed_by > 0 ? " (stage " + std::to_string(fixed_by) + " fixes it)" : " (see the contract)");
     out << "\n";
     if (!f.sent.empty()) out << "  sent:     " << indent(f.sent, pad) << "\n";
