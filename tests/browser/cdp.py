@@ -398,10 +398,12 @@ class Page:
 
     def element_centre(self, selector):
         """Scrolls the element into view and returns its centre in viewport pixels. Raises if there is no
-        such element, if it has no box (hidden), or if another element covers its centre."""
+        such element, if it is disabled (a click would do nothing), if it has no box (hidden), or if another
+        element covers its centre."""
         where = self.evaluate(f"""(() => {{
             const el = document.querySelector({_js_string(selector)});
             if (!el) return {{problem: "no element matches"}};
+            if (el.disabled || el.closest("fieldset:disabled")) return {{problem: "it is disabled"}};
             el.scrollIntoView({{block: "center", inline: "center"}});
             const r = el.getBoundingClientRect();
             if (r.width === 0 || r.height === 0) return {{problem: "it has no box (hidden?)"}};

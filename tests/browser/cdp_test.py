@@ -73,7 +73,7 @@ def click_scrolls_a_far_element_into_view(browser):
 def click_refuses_missing_hidden_and_covered_elements(browser):
     page = fresh_fixture(browser)
     for selector, reason in (("#no-such-thing", "no element matches"), ("#hidden-button", "no box"),
-                             ("#covered", "covered by")):
+                             ("#covered", "covered by"), ("#disabled-button", "disabled")):
         try:
             page.click(selector)
         except AssertionError as e:
@@ -192,7 +192,7 @@ def main():
         checks.run("evaluate raises with the exception's text", evaluate_raises_with_the_exception_text, browser)
         checks.run("click runs the handler each time", click_runs_the_handler_each_time, browser)
         checks.run("click scrolls a far element into view", click_scrolls_a_far_element_into_view, browser)
-        checks.run("click refuses missing, hidden and covered elements",
+        checks.run("click refuses missing, hidden, covered and disabled elements",
                    click_refuses_missing_hidden_and_covered_elements, browser)
         checks.run("type replaces the value with real key events", type_replaces_the_value_with_real_key_events, browser)
         checks.run("press: Enter clicks, Tab moves focus, letters reach listeners", press_enter_tab_and_letters, browser)
