@@ -41,6 +41,8 @@ POLL_INTERVAL_S = 0.05        # wait_for's period
 DOM_EXCERPT_CHARS = 3000      # of document.body.outerHTML, in a wait_for timeout's message
 VIEWPORT = (1280, 900)        # CSS pixels; screenshots are this wide
 
+FAVICON = "/favicon.ico"
+
 # Only these URLs are "ours": a page that asks for anything else is reported by requests_outside().
 LOCAL_PREFIXES = ("file://", "http://127.0.0.1:", "http://localhost:", "data:", "about:", "blob:")
 
@@ -336,6 +338,8 @@ class Page:
             self.errors.append(f"console.{params['type']}: {args}")
         elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
             entry = params["entry"]
+            if entry.get("url", "").endswith(FAVICON):
+                return   # the browser asks for it on its own, whatever the page says; not the page's error
             self.errors.append(f"{entry.get('source', 'log')} error: {entry.get('text', '')} {entry.get('url', '')}".rstrip())
         elif method == "Network.requestWillBeSent":
             url = params["request"]["url"]
@@ -373,9 +377,10 @@ class Page:
             raise JSError(f"{exception_text(result['exceptionDetails'])}\n  in: {js[:300]}")
         return result["result"].get("value")
 
-    def wait_for(self, js_predicate, timeout_s, what):
+    def wait_for(self, js_predicate, timeout_s, what, show=None):
         """Polls the expression until it is truthy; returns its value. On timeout raises WaitTimeout naming
-        `what` (what the test waited for) with an excerpt of the DOM as it was then."""
+        `what` (what the test waited for) with an excerpt of the DOM as it was then: the elements matching
+        the selector `show` if given (what the wait is about), else the body."""
         deadline = time.monotonic() + timeout_s
         while True:
             value = self.evaluate(js_predicate)
@@ -383,12 +388,17 @@ class Page:
                 return value
             if time.monotonic() >= deadline:
                 raise WaitTimeout(f"timed out after {timeout_s} s waiting for {what}\n"
-                                  f"  predicate: {js_predicate}\n  DOM: {self.dom_excerpt()}")
+                                  f"  predicate: {js_predicate}\n  DOM: {self.dom_excerpt(show=show)}")
             self.browser.pump(POLL_INTERVAL_S)   # events keep flowing while we wait
 
-    def dom_excerpt(self, chars=DOM_EXCERPT_CHARS):
+    def dom_excerpt(self, chars=DOM_EXCERPT_CHARS, show=None):
+        """The body's own tag (its data-* attributes say much) and the outerHTML of the elements matching
+        `show`, or of the whole body; cut at `chars`."""
+        script = ("document.body ? document.body.outerHTML : document.documentElement.outerHTML" if not show else
+                  f"(document.body ? document.body.outerHTML.split('>')[0] + '> ... ' : '') + "
+                  f"[...document.querySelectorAll({_js_string(show)})].map(e => e.outerHTML).join('\\n')")
         try:
-            html = self.evaluate("document.body ? document.body.outerHTML : document.documentElement.outerHTML")
+            html = self.evaluate(script)
         except (JSError, BrowserError) as e:
             return f"(no DOM: {e})"
         html = html or ""

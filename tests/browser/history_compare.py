@@ -3,7 +3,8 @@ the same story? Used by playground_test.py: the playground's tour of a scenario 
 `grader demo NAME --history FILE` makes, and get the same answers.
 
     a = history_compare.load(path_or_text)
-    tellings = history_compare.tellings(a)     # grader demo tells a story twice (flawed, fixing): split it
+    flawed = history_compare.telling(a, "lost-response", "flawed")   # grader demo tells a story twice:
+                                                                      # its checks are NAME/flawed, NAME/fixing
     problem = history_compare.difference(playground_events, demo_events)   # None, or a sentence and both events
 
 What is compared, after normalising (normal_form):
@@ -32,6 +33,14 @@ def load(path_or_text):
         with open(path_or_text, encoding="utf-8") as f:
             text = f.read()
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def telling(events, scenario, role):
+    """The events of one telling of `grader demo NAME --history FILE`: those whose check is "NAME/ROLE"
+    ("NAME/only" for a story told once, on the last stage). None if the history names no such telling."""
+    names = {f"{scenario}/{role}"} | ({f"{scenario}/only"} if role == "flawed" else set())
+    chosen = [e for e in events if e.get("check") in names]
+    return chosen or None
 
 
 def tellings(events):
