@@ -3,18 +3,20 @@
 a real browser, opened from disk: its DOM is the one the contract promises, its "jump to the first violation"
 links land on the violation, it reads without scripts, and it asks for nothing but its own file.
 
-    report_test.py REPORT.html [SCREENSHOT_DIR] [--no-day]
+    report_test.py REPORT.html [SCREENSHOT_DIR] [--parts matrix,day]
 
-    --no-day   the report comes from a run without a day replay (`grader matrix --html`): no day section
-               is expected
+    --parts    which parts the report must have (default both): a `grader matrix --html` report has the
+               matrix and its failures, a `grader day replay --html` one the day, `grader report` both
 
-What it checks (the DOM contract of the report):
+What it checks (the DOM contract of the report), for the matrix part:
   - table#matrix: every td[data-verdict] is pass, fail or skip, and says so in words (not colour alone)
   - every section.failed-check[data-check][data-stage] has a timeline svg with g.attempt elements, each
     focusable and named (tabindex, aria-label), and one a.first-violation whose target is in that section,
     an anomaly attempt; ids are unique in the whole file (one anchor per check)
   - clicking each a.first-violation scrolls its target into view (and makes it :target)
-  - table#day-damage has rows and svg#day-chart draws labelled bars (unless --no-day)
+for the day part:
+  - table#day-damage has rows and svg#day-chart draws labelled bars
+and always:
   - no request to anything but file:// (and data:), no JS error, and the same content with JS disabled
 Saves a screenshot of the whole report to SCREENSHOT_DIR/report-<name>.png. Exit 77 without chromium.
 """
@@ -30,6 +32,10 @@ from checklist import Checklist, exit_cleanly_on_sigterm, exit_if_no_chromium, e
 
 VERDICTS = ("pass", "fail", "skip")
 REPORT_PREFIXES = ("file://", "data:")   # an inline image may be a data: URL; nothing else is the file's
+# What must be there with scripts disabled as with them: the report is read without its inline JS.
+COUNTED = {"cells": "table#matrix td[data-verdict]", "sections": "section.failed-check",
+           "attempts": "section.failed-check svg g.attempt", "links": "a.first-violation",
+           "day rows": "table#day-damage tbody tr", "chart shapes": "svg#day-chart rect, svg#day-chart path"}
 CLICK_WAIT_S = 3                          # a fragment jump is instant; this only bounds a broken one
 
 
@@ -136,16 +142,22 @@ def reads_the_same_without_scripts(browser, url, with_scripts):
     page.send("Emulation.setScriptExecutionDisabled", {"value": True})
     page.goto(url)
     # page.evaluate still works here: scripts of the test run, the page's own do not.
-    counts = {"cells": "table#matrix td[data-verdict]", "sections": "section.failed-check",
-              "attempts": "section.failed-check svg g.attempt", "links": "a.first-violation"}
-    for name, selector in counts.items():
+    for name, selector in COUNTED.items():
         n = page.evaluate(f"document.querySelectorAll({selector!r}).length")
         expect(n == with_scripts[name], f"with scripts off, {with_scripts[name]} {name} should be there, not {n}")
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    expect_day = "--no-day" not in sys.argv
+    argv = sys.argv[1:]
+    parts = {"matrix", "day"}
+    if "--parts" in argv:
+        i = argv.index("--parts")
+        parts = set(argv[i + 1].split(",")) if i + 1 < len(argv) else set()
+        del argv[i:i + 2]
+        if not parts or parts - {"matrix", "day"}:
+            print("--parts takes matrix, day or matrix,day")
+            return 2
+    args = [a for a in argv if not a.startswith("--")]
     if not args:
         print(__doc__)
         return 2
@@ -163,20 +175,19 @@ def main():
     with cdp.Browser() as browser:
         page = browser.new_page()
         page.goto(url)
-        checks.run("table#matrix says each verdict in words", matrix_says_each_verdict_in_words, page)
-        checks.run("every failed check has a section with its timeline and one link",
-                   every_failed_check_has_its_timeline, page)
-        checks.run("ids are unique and each link's target is an anomaly in its own section",
-                   anchors_are_unique_and_land_in_their_section, page)
-        checks.run("'jump to the first violation' scrolls to the violation",
-                   first_violation_links_scroll_to_the_violation, page)
-        if expect_day:
+        if "matrix" in parts:
+            checks.run("table#matrix says each verdict in words", matrix_says_each_verdict_in_words, page)
+            checks.run("every failed check has a section with its timeline and one link",
+                       every_failed_check_has_its_timeline, page)
+            checks.run("ids are unique and each link's target is an anomaly in its own section",
+                       anchors_are_unique_and_land_in_their_section, page)
+            checks.run("'jump to the first violation' scrolls to the violation",
+                       first_violation_links_scroll_to_the_violation, page)
+        if "day" in parts:
             checks.run("the day's damage: table#day-damage and svg#day-chart", day_damage_table_and_chart, page)
         checks.run("it asks for nothing but its own file", asks_for_nothing_but_its_file, page)
         checks.run("no JS error", lambda: expect(not page.errors, f"errors: {page.errors}"))
-        with_scripts = {name: page.evaluate(f"document.querySelectorAll({sel!r}).length") for name, sel in (
-            ("cells", "table#matrix td[data-verdict]"), ("sections", "section.failed-check"),
-            ("attempts", "section.failed-check svg g.attempt"), ("links", "a.first-violation"))}
+        with_scripts = {name: page.evaluate(f"document.querySelectorAll({sel!r}).length") for name, sel in COUNTED.items()}
         checks.run("it reads the same with scripts disabled", reads_the_same_without_scripts, browser, url, with_scripts)
         page.evaluate("window.scrollTo(0, 0)")
         name = os.path.splitext(os.path.basename(report))[0]
