@@ -40,6 +40,8 @@ CLOSE_TIMEOUT_S = 3           # after Browser.close, before the process group is
 POLL_INTERVAL_S = 0.05        # wait_for's period
 DOM_EXCERPT_CHARS = 3000      # of document.body.outerHTML, in a wait_for timeout's message
 VIEWPORT = (1280, 900)        # CSS pixels; screenshots are this wide
+STABLE_FRAMES = 3             # click(): the element kept its box this many frames in a row...
+STABLE_FRAMES_MAX = 60        # ...or a second of frames passed (an element that never stops moving)
 
 FAVICON = "/favicon.ico"
 
@@ -407,20 +409,41 @@ class Page:
     # ---- input: real mouse and key events, as a person makes them -----------------------------------
 
     def element_centre(self, selector):
-        """Scrolls the element into view and returns its centre in viewport pixels. Raises if there is no
-        such element, if it is disabled (a click would do nothing), if it has no box (hidden), or if another
-        element covers its centre."""
-        where = self.evaluate(f"""(() => {{
+        """Scrolls the element into view, waits until it stops moving, and returns its centre in viewport
+        pixels. Raises if there is no such element, if it is disabled (a click would do nothing), if it has
+        no box (hidden), or if another element covers its centre.
+
+        Why wait: a page that scrolls smoothly (scrollIntoView({behavior: 'smooth'}) after a reveal) moves
+        the element for a few hundred ms; a click at coordinates taken mid-animation lands beside it."""
+        where = self.evaluate(f"""(async () => {{
             const el = document.querySelector({_js_string(selector)});
             if (!el) return {{problem: "no element matches"}};
             if (el.disabled || el.closest("fieldset:disabled")) return {{problem: "it is disabled"}};
-            el.scrollIntoView({{block: "center", inline: "center"}});
-            const r = el.getBoundingClientRect();
+            el.scrollIntoView({{block: "center", inline: "center", behavior: "instant"}});
+            const frame = () => new Promise(resolve => requestAnimationFrame(resolve));
+            let r = el.getBoundingClientRect(), still = 0;
+            for (let i = 0; i < {STABLE_FRAMES_MAX} && still < {STABLE_FRAMES}; i++) {{
+                await frame();
+                const now = el.getBoundingClientRect();
+                still = now.x === r.x && now.y === r.y && now.width === r.width && now.height === r.height ? still + 1 : 0;
+                r = now;
+            }}
+            if (r.bottom < 0 || r.top > innerHeight) el.scrollIntoView({{block: "center", behavior: "instant"}});
+            r = el.getBoundingClientRect();
             if (r.width === 0 || r.height === 0) return {{problem: "it has no box (hidden?)"}};
             const x = r.left + r.width / 2, y = r.top + r.height / 2;
             const top = document.elementFromPoint(x, y);
             if (top && top !== el && !el.contains(top) && !(top.contains && top.contains(el)))
                 return {{problem: "it is covered by " + top.outerHTML.slice(0, 120)}};
+            // click() asks afterwards where the click went: one listener per click, the latest one counts.
+            const token = (window.__cdpClickToken || 0) + 1;
+            window.__cdpClickToken = token;
+            window.__cdpClickLanded = null;
+            document.addEventListener("click", (e) => {{
+                if (window.__cdpClickToken !== token) return;
+                window.__cdpClickLanded = el.contains(e.target) ? "on it"
+                    : "on " + (e.target.outerHTML || String(e.target)).slice(0, 120);
+            }}, {{capture: true, once: true}});
             return {{x, y}};
         }})()""")
         if "problem" in where:
@@ -428,11 +451,16 @@ class Page:
         return where["x"], where["y"]
 
     def click(self, selector):
-        """A left click at the element's centre (mouse moved, pressed, released)."""
+        """A left click at the element's centre (mouse moved, pressed, released). Raises if the click did
+        not reach the element (the page moved under the mouse), rather than let the test wait in vain."""
         x, y = self.element_centre(selector)
         self.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
         for kind in ("mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
+        landed = self.evaluate("window.__cdpClickLanded")
+        if landed != "on it":
+            raise AssertionError(f"clicking {selector} at ({x:.0f}, {y:.0f}): the click landed "
+                                 f"{landed or 'nowhere (no click event)'}")
 
     def focus(self, selector):
         found = self.evaluate(f"""(() => {{ const el = document.querySelector({_js_string(selector)});

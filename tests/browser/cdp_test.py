@@ -70,6 +70,23 @@ def click_scrolls_a_far_element_into_view(browser):
     expect(page.evaluate("document.getElementById('bottom-clicked').textContent") == "yes", "the far button clicked")
 
 
+def click_waits_for_a_smooth_scroll_to_end(browser):
+    page = fresh_fixture(browser)
+    page.click("#glide")   # the page now scrolls smoothly for a while
+    page.click("#count")   # taken mid-animation, the coordinates would miss
+    expect(page.evaluate("document.getElementById('clicks').textContent") == "1", "the click reached #count")
+
+
+def click_says_when_the_element_moved_away(browser):
+    page = fresh_fixture(browser)
+    try:
+        page.click("#dodge")
+    except AssertionError as e:
+        expect("the click landed" in str(e), f"it says where the click went: {e}")
+    else:
+        raise AssertionError("a click that missed its element passed for one that hit it")
+
+
 def click_refuses_missing_hidden_and_covered_elements(browser):
     page = fresh_fixture(browser)
     for selector, reason in (("#no-such-thing", "no element matches"), ("#hidden-button", "no box"),
@@ -192,6 +209,9 @@ def main():
         checks.run("evaluate raises with the exception's text", evaluate_raises_with_the_exception_text, browser)
         checks.run("click runs the handler each time", click_runs_the_handler_each_time, browser)
         checks.run("click scrolls a far element into view", click_scrolls_a_far_element_into_view, browser)
+        checks.run("click waits until a smoothly scrolling page stands still", click_waits_for_a_smooth_scroll_to_end, browser)
+        checks.run("click says so when the element moves away under the mouse", click_says_when_the_element_moved_away,
+                   browser)
         checks.run("click refuses missing, hidden, covered and disabled elements",
                    click_refuses_missing_hidden_and_covered_elements, browser)
         checks.run("type replaces the value with real key events", type_replaces_the_value_with_real_key_events, browser)
