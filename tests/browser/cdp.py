@@ -40,6 +40,9 @@ CLOSE_TIMEOUT_S = 3           # after Browser.close, before the process group is
 POLL_INTERVAL_S = 0.05        # wait_for's period
 DOM_EXCERPT_CHARS = 3000      # of document.body.outerHTML, in a wait_for timeout's message
 VIEWPORT = (1280, 900)        # CSS pixels; screenshots are this wide
+# A full-page screenshot stops here: the matrix's report is over 100,000 pixels tall, which chromium cannot
+# paint in one picture in any useful time (and nobody reads); its top shows the matrix.
+SCREENSHOT_MAX_HEIGHT = 8000  # CSS pixels
 STABLE_FRAMES = 3             # click(): the element kept its box this many frames in a row...
 STABLE_FRAMES_MAX = 60        # ...or a second of frames passed (an element that never stops moving)
 
@@ -351,6 +354,11 @@ class Page:
             url = self._request_urls.get(params["requestId"], "?")
             self.failed_requests.append((url, params.get("errorText", "")))
 
+    def close(self):
+        """Closes the tab; the other tabs go on."""
+        self.browser.send("Target.closeTarget", {"targetId": self.target_id})
+        self.browser._pages.pop(self.session_id, None)
+
     def requests_outside(self, prefixes=LOCAL_PREFIXES):
         """The URLs this page asked for that are not of this machine (or not among `prefixes`)."""
         return [url for url in self.requests if not url.startswith(prefixes)]
@@ -502,12 +510,15 @@ class Page:
     # ---- pictures ------------------------------------------------------------------------------------
 
     def screenshot(self, path, full_page=True):
-        """Writes a PNG of the page (the whole page, scrolled content included, unless full_page=False)."""
+        """Writes a PNG of the page: the whole page, scrolled content included, up to SCREENSHOT_MAX_HEIGHT
+        pixels from the top (unless full_page=False: the viewport)."""
         params = {"format": "png"}
+        self.send("Page.bringToFront")   # a tab in the background may paint nothing
         if full_page:
             size = self.evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
             params["captureBeyondViewport"] = True
-            params["clip"] = {"x": 0, "y": 0, "width": max(size[0], 1), "height": max(size[1], 1), "scale": 1}
+            params["clip"] = {"x": 0, "y": 0, "width": max(size[0], 1),
+                              "height": max(min(size[1], SCREENSHOT_MAX_HEIGHT), 1), "scale": 1}
         data = base64.b64decode(self.send("Page.captureScreenshot", params)["data"])
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         with open(path, "wb") as f:
