@@ -14,13 +14,14 @@ SLOW_WRITE_MS ?= 10
 TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp
 TSAN_ARGS  := -DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread
 
-.PHONY: all deps build test demo playground grade starter starter-check asan tsan sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants soak load fuzz bench bench-day clean help
+.PHONY: all deps build test browser-test demo playground grade starter starter-check asan tsan sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants soak load fuzz bench bench-day clean help
 
 all: build
 
 help:
 	@echo "make demo          build, then show stage 1 duplicating a retried transfer"
-	@echo "make test          build, then run every test (unit, end-to-end, grader matrix)"
+	@echo "make test          build, then run every test (unit, end-to-end, grader matrix, browser)"
+	@echo "make browser-test  build, then only the tests in headless chromium (playground, report); screenshots"
 	@echo "make playground    build, then serve the browser playground on http://127.0.0.1:8090/ (PORT=...)"
 	@echo "make grade STAGE=N build the learner's server and grade stages 1..N (SERVER=\"...\" for your own)"
 	@echo "make starter DEST=dir  write the learner's copy of the lab, without the answers"
@@ -49,8 +50,18 @@ build: deps $(BUILD)/CMakeCache.txt
 	@grep -qx 'LAB_WERROR:BOOL=$(WERROR)' $(BUILD)/CMakeCache.txt || $(CONFIGURE)
 	cmake --build $(BUILD) -j$(JOBS)
 
+# The browser tests (tests/browser/) need chromium: installed here, so a fresh machine runs them too.
 test: build
+	@scripts/ensure-deps.sh browser
 	cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -j$(JOBS)
+
+# Only the browser tests (LAB.md "The playground"): the CDP harness, the report, the playground's tours and
+# free mode, in headless chromium; screenshots in $(BUILD)/test-output/screenshots/. The report test runs
+# the grader matrix first (its report is the matrix's --html).
+browser-test: build
+	@scripts/ensure-deps.sh browser
+	cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -V -R '^browser: '
+	@echo "screenshots: $(BUILD)/test-output/screenshots/"
 
 demo: build
 	@BUILD=$(BUILD) scripts/demo.sh

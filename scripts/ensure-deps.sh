@@ -3,8 +3,9 @@
 # Called by every Makefile target that builds. A second run finds everything and installs nothing.
 # Without root (and without sudo) it prints the exact command to run and stops.
 #
-#   scripts/ensure-deps.sh            what `make demo` and `make test` need
+#   scripts/ensure-deps.sh            what `make demo` and `make build` need
 #   scripts/ensure-deps.sh fuzz       and, for the target that needs them, one or more groups below
+#                                     (`make test` asks for `browser`)
 set -euo pipefail
 
 packages=(
@@ -18,7 +19,10 @@ for group in "$@"; do
   case "$group" in
     fuzz) packages+=(clang libclang-rt-14-dev) ;;   # libFuzzer and the sanitizers' runtime (make fuzz)
     bench) packages+=(wrk) ;;                        # the HTTP load generator of make bench (LuaJIT scripts)
-    *) echo "ensure-deps.sh: unknown group '$group' (known: fuzz bench)" >&2; exit 2 ;;
+    # The browser tests (tests/browser/, make test): headless chromium, and one font family so screenshots
+    # show text on a machine that has no font yet.
+    browser) packages+=(chromium fonts-dejavu-core) ;;
+    *) echo "ensure-deps.sh: unknown group '$group' (known: fuzz bench browser)" >&2; exit 2 ;;
   esac
 done
 
