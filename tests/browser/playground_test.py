@@ -43,6 +43,7 @@ PLAYGROUND_PREFIXES = ("about:", "data:", "blob:")   # and the playground's own 
 
 # Times, in seconds. A step of a story takes at most a few seconds (a 1.5 s slow request, a restart).
 START_TIMEOUT_S = 15       # the playground prints its URL line
+STOP_TIMEOUT_S = 15        # SIGTERM to exit: it stops its stage server first (a long poll may hold it 10 s)
 STEP_TIMEOUT_S = 30        # one #next to its pause: the simultaneous-retries step may send many bursts
 SYNC_TIMEOUT_S = 5         # the page renders a state version (it polls about every 300 ms)
 DEMO_TIMEOUT_S = 90        # `grader demo NAME` tells the story twice
@@ -87,7 +88,8 @@ class Playground:
 
     def __exit__(self, *exc):
         if self.proc is not None:
-            for sig, patience in ((signal.SIGTERM, 3), (signal.SIGKILL, 3)):
+            stopping = time.monotonic()
+            for sig, patience in ((signal.SIGTERM, STOP_TIMEOUT_S), (signal.SIGKILL, 3)):
                 try:
                     os.killpg(self.proc.pid, sig)
                 except ProcessLookupError:
@@ -96,10 +98,13 @@ class Playground:
                     self.proc.wait(timeout=patience)
                     os.killpg(self.proc.pid, signal.SIGKILL)   # its stage servers, if they outlived it
                 except subprocess.TimeoutExpired:
+                    print(f"the playground did not stop within {patience} s of SIGTERM: killed (its last stage "
+                          f"server may be left running)")
                     continue
                 except ProcessLookupError:
                     pass
                 break
+            print(f"playground stopped in {time.monotonic() - stopping:.1f} s")
         self.log.close()
         return False
 
