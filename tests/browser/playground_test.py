@@ -225,6 +225,21 @@ def finish_demo_history(demo):
     return history_compare.load(path)
 
 
+def abandon_demo_history(demo):
+    """A failed tour does not wait for its `grader demo`: SIGTERM (it stops its servers), then SIGKILL."""
+    proc, _, log = demo
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+            proc.wait(timeout=5)
+            break
+        except ProcessLookupError:
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    log.close()
+
+
 def tour(browser, playground, scenario, role, outdir, grader, bin_dir):
     """One guided tour, clicked through to its end; its checks as it goes. Returns a one-line summary."""
     demo = start_demo_history(grader, scenario["name"], bin_dir, outdir) if grader else None
@@ -274,7 +289,7 @@ def tour(browser, playground, scenario, role, outdir, grader, bin_dir):
                 f"{time.monotonic() - started:.1f} s; screenshot {shot}")
     finally:
         if demo:
-            finish_demo_history(demo)
+            abandon_demo_history(demo)
 
 
 def history_matches_demo(playground, scenario, role, outdir, demo):
