@@ -26,7 +26,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -44,6 +43,7 @@ PLAYGROUND_PREFIXES = ("about:", "data:", "blob:")   # and the playground's own 
 
 # Times, in seconds. A step of a story takes at most a few seconds (a 1.5 s slow request, a restart).
 START_TIMEOUT_S = 15       # the playground prints its URL line
+STOP_TIMEOUT_S = 15        # SIGTERM to exit: it stops its stage server first (a long poll may hold it 10 s)
 STEP_TIMEOUT_S = 30        # one #next to its pause: the simultaneous-retries step may send many bursts
 SYNC_TIMEOUT_S = 5         # the page renders a state version (it polls about every 300 ms)
 DEMO_TIMEOUT_S = 90        # `grader demo NAME` tells the story twice
@@ -88,7 +88,8 @@ class Playground:
 
     def __exit__(self, *exc):
         if self.proc is not None:
-            for sig, patience in ((signal.SIGTERM, 3), (signal.SIGKILL, 3)):
+            stopping = time.monotonic()
+            for sig, patience in ((signal.SIGTERM, STOP_TIMEOUT_S), (signal.SIGKILL, 3)):
                 try:
                     os.killpg(self.proc.pid, sig)
                 except ProcessLookupError:
@@ -97,10 +98,13 @@ class Playground:
                     self.proc.wait(timeout=patience)
                     os.killpg(self.proc.pid, signal.SIGKILL)   # its stage servers, if they outlived it
                 except subprocess.TimeoutExpired:
+                    print(f"the playground did not stop within {patience} s of SIGTERM: killed (its last stage "
+                          f"server may be left running)")
                     continue
                 except ProcessLookupError:
                     pass
                 break
+            print(f"playground stopped in {time.monotonic() - stopping:.1f} s")
         self.log.close()
         return False
 
@@ -221,6 +225,21 @@ def finish_demo_history(demo):
     return history_compare.load(path)
 
 
+def abandon_demo_history(demo):
+    """A failed tour does not wait for its `grader demo`: SIGTERM (it stops its servers), then SIGKILL."""
+    proc, _, log = demo
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+            proc.wait(timeout=5)
+            break
+        except ProcessLookupError:
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    log.close()
+
+
 def tour(browser, playground, scenario, role, outdir, grader, bin_dir):
     """One guided tour, clicked through to its end; its checks as it goes. Returns a one-line summary."""
     demo = start_demo_history(grader, scenario["name"], bin_dir, outdir) if grader else None
@@ -270,7 +289,7 @@ def tour(browser, playground, scenario, role, outdir, grader, bin_dir):
                 f"{time.monotonic() - started:.1f} s; screenshot {shot}")
     finally:
         if demo:
-            finish_demo_history(demo)
+            abandon_demo_history(demo)
 
 
 def history_matches_demo(playground, scenario, role, outdir, demo):
