@@ -35,7 +35,9 @@ const std::vector<grader::DemoStand>& all_stands() {
 
 nlohmann::json stand_json(const grader::DemoStand& s) { return {{"binary", s.binary}, {"label", s.label}}; }
 
-constexpr std::chrono::milliseconds kLongPoll{10'000};
+// A long poll holds an HTTP worker: short enough that stopping the playground (which waits for its
+// workers) is quick, long enough that an idle page asks only every few seconds.
+constexpr std::chrono::milliseconds kLongPoll{2'000};
 constexpr std::chrono::milliseconds kStatePoll{150};  // how often a waiting long poll looks again
 
 void reply_json(httplib::Response& res, int status, const nlohmann::json& body,

@@ -322,7 +322,7 @@ nlohmann::json Session::state() const {
       std::string key;
       for (const auto& [name, value] : prediction_request_->headers)
         if (name == "Idempotency-Key") key = value;
-      st["prediction"] = {{"key", key},
+      st["prediction"] = {{"op_key", key},
                           {"request", {{"method", prediction_request_->method},
                                        {"target", prediction_request_->target},
                                        {"body", prediction_request_->body}}}};
@@ -330,6 +330,14 @@ nlohmann::json Session::state() const {
     db = database_path_;
   }
   const std::vector<grader::Event> history = history_.of_check(check_);
+  if (st["prediction"].is_object()) {  // what the key's earlier attempts got: the learner's evidence
+    nlohmann::json previous = nlohmann::json::array();
+    const std::string key = st["prediction"]["op_key"];
+    for (const auto& e : history)
+      if (e.key == key && e.type != grader::EventType::Invoke && e.type != grader::EventType::Ended)
+        previous.push_back({{"op", e.op}, {"status", e.response ? nlohmann::json(e.response->status) : nlohmann::json()}});
+    st["prediction"]["previous"] = std::move(previous);
+  }
   nlohmann::json events = nlohmann::json::array();
   for (const auto& e : history) events.push_back(grader::History::to_json(e));
   st["history"] = std::move(events);

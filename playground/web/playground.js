@@ -2,7 +2,7 @@
 //
 // The page holds no truth of its own: the playground server (playground/*.cc) runs the real stage servers
 // and the `grader demo` stories, and publishes everything in one JSON document, GET /api/state. The page
-//   1. polls that state (a long poll: /api/state?since=V answers when the version moves, or after 10 s),
+//   1. polls that state (a long poll: /api/state?since=V answers when the version moves, or after 2 s),
 //   2. renders it (render.js): narration, the server's timeline SVG, the key table, ledger and accounts,
 //      the text log and the table of attempts,
 //   3. asks for a prediction before a repeat and reveals what the repeat got (reveal.js),
@@ -106,7 +106,7 @@ async function pollForever() {
       const state = await api('GET', since === null ? '/api/state' : `/api/state?since=${since}`);
       if (failures > 0) clearError();
       failures = 0;
-      // A restarted playground counts from 0 again (its first answer comes when ?since= times out, 10 s), so
+      // A restarted playground counts from 0 again (its first answer comes when ?since= times out, 2 s), so
       // any other version is new, not only a higher one.
       if (state && (!page.state || state.version !== page.state.version)) render(state);
     } catch (e) {

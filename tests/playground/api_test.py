@@ -133,7 +133,8 @@ def main():
         expect(any(e["type"] == "unknown" for e in st["history"]), "step 1: the first attempt's answer is lost (unknown)")
         call(base, "POST", "/api/next")
         st = wait_for(base, "the repeat held for a prediction", lambda s: s["session"]["waiting"] == "prediction")
-        expect(st["prediction"]["key"] == '"rent-2026-11"', "the prediction names the repeated key")
+        expect(st["prediction"]["op_key"] == '"rent-2026-11"' and st["prediction"]["previous"] == [{"op": 1, "status": None}],
+               "the prediction names the repeated key and what its first attempt got (no answer)")
         expect_problem(call(base, "POST", "/api/predict", {"choice": "maybe"}), 400, "a prediction that is no choice")
         call(base, "POST", "/api/predict", {"choice": "replay"})
         st = wait_for(base, "the story's end", lambda s: s["session"]["waiting"] == "finished")
