@@ -44,10 +44,13 @@ std::chrono::milliseconds slow_write_delay() {
 
 // ---------------------------------------------------------------- Statement
 
+Statement::Statement(Connection& conn, sqlite3_stmt* stmt) : conn_(&conn), stmt_(stmt) { ++conn_->live_statements_; }
+
 Statement::~Statement() {
   if (stmt_) {
     sqlite3_reset(stmt_);
     sqlite3_clear_bindings(stmt_);
+    --conn_->live_statements_;  // the last touch of the connection
   }
 }
 
@@ -193,7 +196,11 @@ void WriteTransaction::commit() {
   std::uint64_t mine = group->count_commit();
   if (durability_ == Durability::WithNextCommit) return;
   // Wait for the disk without the write lock: the next writers commit meanwhile and share the next fsync.
-  lock_.unlock();
+  // Unless a Statement of this transaction is still alive (declared after it in the caller's scope): its
+  // destructor will reset it on the one writer connection, and after an unlock another thread may be
+  // using that connection, even that very cached statement (found by ASan: a double free in SQLite). Then
+  // the lock is kept to the transaction's end and this commit waits for the disk alone.
+  if (conn_->live_statements() == 0) lock_.unlock();
   group->wait_durable(mine);
 }
 

@@ -27,6 +27,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -78,7 +79,7 @@ class Connection;
 // One prepared statement with its bindings. Reset (ready for reuse from the cache) when destroyed.
 class Statement {
  public:
-  Statement(Connection& conn, sqlite3_stmt* stmt) : conn_(&conn), stmt_(stmt) {}
+  Statement(Connection& conn, sqlite3_stmt* stmt);
   Statement(Statement&& other) noexcept : conn_(other.conn_), stmt_(other.stmt_) { other.stmt_ = nullptr; }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -119,9 +120,14 @@ class Connection {
   int changes() const { return sqlite3_changes(db_); }
   sqlite3* handle() { return db_; }
   [[noreturn]] void throw_error(int rc, std::string_view during);
+  // Statements of this connection not yet destroyed. A cached statement's destructor resets it, which
+  // touches the connection: WriteTransaction::commit keeps the write lock while one is alive.
+  int live_statements() const { return live_statements_; }
 
  private:
+  friend class Statement;
   sqlite3* db_ = nullptr;
+  std::atomic<int> live_statements_{0};  // atomic: a destructor may run after the write lock is gone
   std::map<std::string, sqlite3_stmt*, std::less<>> statement_cache_;  // this thread only
 };
 

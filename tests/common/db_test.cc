@@ -2,6 +2,8 @@
 #include "common/db.h"
 
 #include <catch2/catch.hpp>
+#include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -153,4 +155,33 @@ TEST_CASE("every write transaction uses the one writer connection, and reads see
   auto row = db.conn().prepare("SELECT group_concat(v) FROM t");
   row.step();
   CHECK(row.column_text(0) == "7,8");
+}
+
+TEST_CASE("a statement still alive at commit keeps the write lock until its transaction ends", "[db]") {
+  // The race ASan found in wrong turn 4a: a Statement declared after the transaction outlived commit(),
+  // which had released the lock; its destructor reset the cached statement while another writer used it.
+  testing::TempDir dir;
+  Database db(dir.file("t.db"));  // --sync full: commit() would release the lock early
+  db.exec_script("CREATE TABLE t (v INTEGER)");
+  std::atomic<bool> committed{false}, first_ended{false};
+  bool second_saw_first_ended = false;
+  std::thread first([&] {
+    auto tx = db.begin_write();
+    auto insert = tx.conn().prepare("INSERT INTO t (v) VALUES (1)");
+    insert.run();
+    tx.commit();
+    committed = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the second writer is waiting by now
+    first_ended = true;
+  });  // insert, then tx, are destroyed here
+  while (!committed) std::this_thread::yield();
+  {
+    auto tx = db.begin_write();
+    second_saw_first_ended = first_ended;
+    tx.conn().prepare("INSERT INTO t (v) VALUES (2)").run();
+    tx.commit();
+  }
+  first.join();
+  CHECK(second_saw_first_ended);
+  CHECK(db.writer().live_statements() == 0);
 }
