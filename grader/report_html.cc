@@ -30,7 +30,7 @@ constexpr const char* kStyle = R"(
 body{font:15px/1.45 system-ui,sans-serif;color:#1a1a1a;background:#fff;margin:0 auto;max-width:1100px;padding:0 16px 48px}
 h1{font-size:1.6em;margin:.6em 0 .2em}h2{margin-top:1.8em;border-bottom:2px solid #333}h3{margin-top:1.6em}
 code,pre{font:13px/1.35 ui-monospace,monospace}
-pre{background:#f6f6f6;border:1px solid #ddd;padding:6px 8px;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
+pre{background:#f6f6f6;border:1px solid #ddd;padding:6px 8px;overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere}
 table{border-collapse:collapse;margin:8px 0}
 th,td{border:1px solid #bbb;padding:3px 6px;text-align:left;vertical-align:top}
 thead th{background:#eee;position:sticky;top:0}
@@ -47,6 +47,7 @@ tr.stage-start>*{border-top:3px solid #555}
 .failed-check h4{margin:.5em 0;font-size:1.05em}
 .finding{margin:.4em 0}.finding .because{color:#333}
 .timeline-box{overflow-x:auto;border:1px solid #ddd;margin:8px 0}
+h5{font-size:1em;margin:1em 0 .3em}.exchange p{margin:.2em 0;font-weight:bold;font-size:.9em}
 .attempt-detail{margin:6px 0}.attempt-detail summary{cursor:pointer}
 .exchange{display:grid;grid-template-columns:1fr 1fr;gap:8px}
 @media (max-width:800px){.exchange{grid-template-columns:1fr}}
@@ -55,7 +56,6 @@ a.first-violation{display:inline-block;margin:4px 0;font-weight:bold}
 #day dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px}#day dd{margin:0}
 #day-damage td{text-align:right}#day-damage td.server-verdict{text-align:left}
 :target{outline:3px solid #0047b3;outline-offset:2px}
-@media (prefers-reduced-motion:no-preference){html{scroll-behavior:smooth}}
 )";
 
 std::string esc(const std::string& text) { return xml_escape(text); }

@@ -16,9 +16,16 @@
 //   - a marked attempt (a finding shows it) with a "!" triangle, the anomaly's name and a <title>; the
 //     first in time carries id="first-violation", so a link can jump to it.
 //
-// Every attempt is a focusable <g class="attempt" data-op data-key data-status data-outcome role="button"
-// aria-label> for the playground's keyboard use and its browser tests. The output is a pure function of
-// the input (tests compare it for fixtures), and every text in it is XML-escaped.
+// Every attempt is a focusable <g class="attempt" tabindex="0" role="button" aria-label="op 3: POST /transfers
+// key "k" -> 201 Created, replayed"> for the playground's keyboard use and its browser tests, with
+//   data-op       the history's op
+//   data-key      the Idempotency-Key as sent, quotes included; "" when none was sent
+//   data-status   the status it got, or "unknown" (no response, or none yet)
+//   data-outcome  ok | fail | unknown, as the history says (a request still running: unknown, and
+//                 data-running="true")
+//   data-anomaly  when marked: the marks' anomaly names, space-separated ("double-apply")
+// The output is a pure function of the input (tests compare it for fixtures), and every text in it is
+// XML-escaped.
 #pragma once
 
 #include <cstdint>

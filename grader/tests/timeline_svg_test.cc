@@ -139,7 +139,7 @@ TEST_CASE("a fault is a line across every lane, labelled") {
   CHECK_THAT(svg, Catch::Contains(">clock +21 s</text>"));
 }
 
-TEST_CASE("a marked attempt has a marker, its anomaly and a title; the first marked in time is first-violation") {
+TEST_CASE("a marked attempt has a marker, its anomaly and a title, and the first marked in time is first-violation") {
   Story s;
   s.answered(1, 0, "\"k1\"", 201);
   s.answered(2, 20, "\"k1\"", 201);
