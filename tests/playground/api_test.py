@@ -101,6 +101,41 @@ def normalised(lines, check):
     return out
 
 
+def history_check(exported, grader, bin_dir):
+    if not grader:
+        return
+    with tempfile.NamedTemporaryFile(suffix=".jsonl") as f:
+        subprocess.run([grader, "demo", "lost-response", "--bin-dir", bin_dir, "--history", f.name],
+                       stdout=subprocess.DEVNULL, check=True, env={"NO_COLOR": "1"})
+        theirs = normalised(open(f.name).read().splitlines(), "lost-response/flawed")
+    ours = normalised(exported, "lost-response/flawed")
+    expect(ours == theirs and len(ours) > 0,
+           f"the exported history is grader demo's, event for event ({len(ours)} vs {len(theirs)} events)")
+
+
+# What each story's flaw looks like on the attempts (playground/violations.cc), and that its fixing stage
+# shows none. step 50: told to its end without stopping.
+STORY_VIOLATIONS = {
+    "changed-amount": "fingerprint-ignored",
+    "crash-completed-first": "lost-write",
+    "in-flight-done": "in-flight-lie",
+    "recomputed-response": "replay-mismatch",
+    "global-key-leak": "scope-leak",
+}
+
+
+def violations_of_each_story(base):
+    for scenario, anomaly in STORY_VIOLATIONS.items():
+        for role in ("flawed", "fixing"):
+            call(base, "POST", "/api/tour", {"scenario": scenario, "role": role, "seed": 1, "step": 50})
+            st = wait_for(base, f"{scenario} ({role}) told", lambda s: s["session"]["waiting"] == "finished", 60)
+            found = sorted({a["anomaly"] for a in st["anomalies"]})
+            if role == "flawed":
+                expect(anomaly in found, f"{scenario} on its flawed stage flags {anomaly} (flags {found})")
+            else:
+                expect(found == [], f"{scenario} on its fixing stage flags nothing (flags {found})")
+
+
 def main():
     playground, bin_dir = sys.argv[1], sys.argv[2]
     grader = sys.argv[3] if len(sys.argv) > 3 else None
@@ -117,13 +152,16 @@ def main():
         stands = json.loads(call(base, "GET", "/api/stands")[2])
         expect(any(s["binary"] == "stage1_naive" for s in stands), "the stands list stage 1")
 
-        free_mode_retry(base, "stage1_naive", 2)
+        st = free_mode_retry(base, "stage1_naive", 2)
+        expect(sorted(a["anomaly"] for a in st["anomalies"]) == ["double-apply", "double-apply"],
+               "free mode on stage 1: both sends of the key are flagged double-apply")
         expect_problem(call(base, "POST", "/api/send", {"key": "a b", "amount": 1}), 400, "a key with a space")
         expect_problem(call(base, "POST", "/api/send", {"key": "k", "amount": "lots"}), 400, "an amount that is text")
         if any(s["binary"] == "stage5_replay" for s in stands):
             st = free_mode_retry(base, "stage5_replay", 1)
             expect("key" in st["keys"]["columns"] and len(st["keys"]["rows"]) == 1,
                    "stage 5's key table, read from its SQLite file, has the key's one row")
+            expect(st["anomalies"] == [], f"stage 5's replay is flagged nowhere (got {st['anomalies']})")
 
         call(base, "POST", "/api/tour", {"scenario": "lost-response", "role": "flawed", "seed": 1, "step": 0})
         st = wait_for(base, "the tour waits before step 1", lambda s: s["session"]["waiting"] == "step")
@@ -140,15 +178,14 @@ def main():
         st = wait_for(base, "the story's end", lambda s: s["session"]["waiting"] == "finished")
         expect("FLAW SHOWN" in (st["session"]["verdict"] or ""), f"the verdict: {st['session']['verdict']}")
         expect(len(st["ledger"]["rows"]) == 2, "stage 1 moved the rent twice")
+        flagged = sorted((a["op"], a["anomaly"], a["fixed_by"]) for a in st["anomalies"])
+        expect(flagged == [(1, "double-apply", 2), (2, "double-apply", 2)],
+               f"both attempts are flagged double-apply, fixed by stage 2 (got {flagged})")
+        expect('id="first-violation"' in st["timeline_svg"] and st["timeline_svg"].count('class="attempt') == 2,
+               "the timeline draws the two attempts and marks the first violation")
         exported = call(base, "GET", "/api/history.jsonl")[2].splitlines()
-        if grader:
-            with tempfile.NamedTemporaryFile(suffix=".jsonl") as f:
-                subprocess.run([grader, "demo", "lost-response", "--bin-dir", bin_dir, "--history", f.name],
-                               stdout=subprocess.DEVNULL, check=True, env={"NO_COLOR": "1"})
-                theirs = normalised(open(f.name).read().splitlines(), "lost-response/flawed")
-            ours = normalised(exported, "lost-response/flawed")
-            expect(ours == theirs and len(ours) > 0,
-                   f"the exported history is grader demo's, event for event ({len(ours)} vs {len(theirs)} events)")
+        history_check(exported, grader, bin_dir)
+        violations_of_each_story(base)
     finally:
         proc.terminate()
         try:
