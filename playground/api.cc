@@ -5,6 +5,8 @@
 
 #include <charconv>
 #include <functional>
+#include <limits>
+#include <type_traits>
 #include <thread>
 
 #include "grader/stage_binaries.h"
@@ -32,8 +34,6 @@ const std::vector<grader::DemoStand>& all_stands() {
   };
   return table;
 }
-
-nlohmann::json stand_json(const grader::DemoStand& s) { return {{"binary", s.binary}, {"label", s.label}}; }
 
 // A long poll holds an HTTP worker: short enough that stopping the playground (which waits for its
 // workers) is quick, long enough that an idle page asks only every few seconds.
@@ -79,6 +79,19 @@ std::optional<nlohmann::json> body_or_reply(const httplib::Request& req, httplib
 template <typename T>
 std::optional<T> member(const nlohmann::json& body, const char* name, T fallback, httplib::Response& res) {
   if (!body.contains(name) || body[name].is_null()) return fallback;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // nlohmann's get<int> converts any number: 1.5 would become 1, and 1e300 is undefined behaviour. Only a
+    // whole number the type holds exactly is taken.
+    const nlohmann::json& v = body[name];
+    const bool fits = v.is_number_unsigned()  ? v.get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<T>::max())
+                      : v.is_number_integer() ? v.get<std::int64_t>() >= std::int64_t(std::numeric_limits<T>::min()) &&
+                                                    v.get<std::int64_t>() <= std::int64_t(std::numeric_limits<T>::max())
+                                              : false;
+    if (!fits) {
+      reply_problem(res, Refusal::BadInput, std::string(name) + ": a whole number in range");
+      return std::nullopt;
+    }
+  }
   try {
     return body[name].get<T>();
   } catch (const nlohmann::json::exception&) {

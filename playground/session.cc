@@ -35,8 +35,6 @@ std::string_view kind_name(grader::LineKind kind) {
   return "note";
 }
 
-nlohmann::json stand_json(const grader::DemoStand& stand) { return {{"binary", stand.binary}, {"label", stand.label}}; }
-
 std::string command_for(const grader::DemoStand& stand, const std::string& bin_dir, const char* flags) {
   auto path = grader::find_stage_binary(stand.binary, bin_dir);
   if (!path) throw std::runtime_error(std::string(stand.binary) + " is not built; run `make build`");
@@ -49,6 +47,8 @@ bool plain_key_character(char c) {
 }
 
 }  // namespace
+
+nlohmann::json stand_json(const grader::DemoStand& stand) { return {{"binary", stand.binary}, {"label", stand.label}}; }
 
 std::string invalid_order(const SendOrder& o) {
   if (o.client != "alice" && o.client != "bob") return "client must be \"alice\" or \"bob\"";
@@ -105,15 +105,20 @@ void Session::wait_until_ended() {
   changed_.wait(lock, [&] { return ending_; });
 }
 
+// The scene tells this session (SceneObserver) and records into its history; no terminal.
+grader::Narration Session::narration() {
+  grader::Narration n;
+  n.observer = this;
+  n.history = &history_;
+  n.check = check_;
+  return n;
+}
+
 // --- The tour ---
 
 void Session::tell_story() {
   try {
-    grader::Narration narration;
-    narration.observer = this;
-    narration.history = &history_;
-    narration.check = check_;
-    grader::Scene scene(narration, stand_.label, command_for(stand_, options_.bin_dir, scenario_->server_flags));
+    grader::Scene scene(narration(), stand_.label, command_for(stand_, options_.bin_dir, scenario_->server_flags));
     {
       std::lock_guard lock(mutex_);
       database_path_ = scene.target().database_path();
@@ -194,11 +199,7 @@ bool Session::predict(const std::string& choice) {
 
 void Session::serve_free_mode() {
   try {
-    grader::Narration narration;
-    narration.observer = this;
-    narration.history = &history_;
-    narration.check = check_;
-    grader::Scene scene(narration, stand_.label, command_for(stand_, options_.bin_dir, ""));
+    grader::Scene scene(narration(), stand_.label, command_for(stand_, options_.bin_dir, ""));
     // Each client has a paying account and a receiving one; bob exists to try a key alice used.
     std::map<std::string, grader::Scene::ClientWithTwoAccounts> clients;
     clients.emplace("alice", scene.client_with_two_accounts("alice", 10'000, "USD"));

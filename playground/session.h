@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "grader/demo_scenarios.h"
+#include "grader/demo_scene.h"
 #include "grader/history.h"
 
 namespace playground {
@@ -53,6 +54,8 @@ struct SendOrder {
 
 // Why an order is refused (a 400 of the playground's API), or "".
 std::string invalid_order(const SendOrder& order);
+
+nlohmann::json stand_json(const grader::DemoStand& stand);  // {"binary", "label"}
 
 class Session : public grader::SceneObserver {
  public:
@@ -92,6 +95,7 @@ class Session : public grader::SceneObserver {
   };
 
   Session(const grader::DemoScenario* scenario, grader::DemoRole role, grader::DemoStand stand, SessionOptions options);
+  grader::Narration narration();  // what both tellers tell their Scene with
   void tell_story();        // the teller of a tour
   void serve_free_mode();   // the teller of free mode
   void wait_until_ended();  // after the story: the server stays up for the page until the session ends

@@ -157,6 +157,11 @@ def main():
                "free mode on stage 1: both sends of the key are flagged double-apply")
         expect_problem(call(base, "POST", "/api/send", {"key": "a b", "amount": 1}), 400, "a key with a space")
         expect_problem(call(base, "POST", "/api/send", {"key": "k", "amount": "lots"}), 400, "an amount that is text")
+        expect_problem(call(base, "POST", "/api/send", {"key": "k", "amount": 1500.5}), 400, "an amount with a fraction")
+        expect_problem(call(base, "POST", "/api/tour", {"scenario": "lost-response", "step": 1e300}), 400,
+                       "a step no int holds (converting it would be undefined behaviour)")
+        expect_problem(call(base, "POST", "/api/free", {"stand": "stage1_naive", "seed": 2 ** 40}), 400,
+                       "a seed beyond int")
         if any(s["binary"] == "stage5_replay" for s in stands):
             st = free_mode_retry(base, "stage5_replay", 1)
             expect("key" in st["keys"]["columns"] and len(st["keys"]["rows"]) == 1,
