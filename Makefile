@@ -154,7 +154,7 @@ fuzz: deps $(BUILD)/CMakeCache.txt
 # $(BUILD)/bench/latest.json. Not part of `make test`: figures are reported, never asserted.
 BENCH_ARGS ?=
 bench: build
-	@scripts/ensure-deps.sh bench
+	@scripts/ensure-deps.sh bench postgres
 	python3 scripts/bench.py --build $(BUILD) $(BENCH_ARGS)
 
 # A day of DAY_INTENTS intents replayed on stage 6 as fast as it goes: sends per second and the peak memory

@@ -17,11 +17,20 @@
 -- A benchmark of errors is not a benchmark: every status but 201 (and 409 where the mode makes one expected)
 -- is counted as unexpected, and the driver reports it.
 
+-- Several instances of one server (stage 6 on one PostgreSQL database, LAB.md "Beyond one process"): with
+-- BENCH_ADDRESSES=127.0.0.1:P1,127.0.0.1:P2,... in the environment, thread i sends to address i (round robin),
+-- so run as many threads as instances.
+
 -- main state: the threads, numbered in the order wrk creates them
 local threads = {}
+local addresses = {}
+for host, port in string.gmatch(os.getenv("BENCH_ADDRESSES") or "", "([^,:]+):(%d+)") do
+  table.insert(addresses, wrk.lookup(host, port)[1])
+end
 
 function setup(thread)
   thread:set("thread_number", #threads + 1)
+  if #addresses > 0 then thread.addr = addresses[#threads % #addresses + 1] end
   table.insert(threads, thread)
 end
 

@@ -17,12 +17,14 @@ The parts are in scripts/benchlib/: processes.py (servers, /proc), http_rows.py 
 engine.py (SQLite alone), grader_runs.py (the day, the matrix), report.py (ratios, goals, the table).
 """
 import argparse
+import contextlib
 import datetime
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 from benchlib.engine import run_engine
@@ -57,6 +59,9 @@ def plan(quick, syncs):
     sync = "normal"
     runs += [("stage6_scope_ttl", sync, 16, "retries", 0.25), ("stage6_scope_ttl", sync, 16, "retries", 1.0),
              ("stage6_scope_ttl", sync, 16, "duplicates", 0)]
+    # Beyond one process: stage 6 on PostgreSQL, one instance and three behind one database, at FULL
+    # (synchronous_commit=on). 15 connections: wrk divides them among its 3 threads, one per instance.
+    runs += [("postgres x1", "full", 15, "new", 0), ("postgres x3", "full", 15, "new", 0)]
     return runs
 
 
@@ -77,6 +82,22 @@ def has_sync_option(build, stage="stage6_scope_ttl"):
     """Whether the stage binaries take --sync (older builds did not: their FULL rows are n/a)."""
     out = subprocess.run([os.path.join(build, "stages", stage), "--help"], capture_output=True, text=True)
     return "--sync" in out.stdout
+
+
+@contextlib.contextmanager
+def postgres_cluster(wanted):
+    """A throwaway PostgreSQL cluster (scripts/pg-cluster.sh) for the PostgreSQL rows; its socket directory,
+    or None when no row wants one. Stopped and removed however the run ends."""
+    if not wanted:
+        yield None
+        return
+    pg_dir = tempfile.mkdtemp(prefix="labpg-bench.", dir="/tmp")   # short: it holds the socket
+    script = os.path.join(ROOT, "scripts", "pg-cluster.sh")
+    try:
+        subprocess.run(["bash", script, "start", pg_dir], check=True, stdout=subprocess.DEVNULL)
+        yield pg_dir
+    finally:
+        subprocess.run(["bash", script, "stop", pg_dir], stdout=subprocess.DEVNULL)
 
 
 def main():
@@ -132,10 +153,11 @@ def main():
                  f"engine 5 x {engine_s} s, the default day{'' if args.quick else ', the grader matrix'}")
         progress("engine_bench ...")
         report["engine"] = run_engine(args, run_dir, engine_s)
-        for i, spec in enumerate(runs, 1):
-            progress(f"[{i}/{len(runs)}] {row_name(spec[0], spec[3], spec[4])}, "
-                     f"{spec[1].upper() if spec[1] else '-'}, {spec[2]} connections ...")
-            report["rows"].append(measure_row(args, run_dir, i, spec, has_sync))
+        with postgres_cluster(any(spec[0].startswith("postgres") for spec in runs)) as args.pg_dir:
+            for i, spec in enumerate(runs, 1):
+                progress(f"[{i}/{len(runs)}] {row_name(spec[0], spec[3], spec[4])}, "
+                         f"{spec[1].upper() if spec[1] else '-'}, {spec[2]} connections ...")
+                report["rows"].append(measure_row(args, run_dir, i, spec, has_sync))
         progress("the day (grader day replay --stage 6) ...")
         report["day"] = run_day(args, run_dir, 2000 if args.quick else None)
         if not args.quick:

@@ -3,7 +3,9 @@ the checks that make the row worth reading (no unexpected status, the ledger gre
 
     row = measure_row(args, run_dir, index, (server, sync, connections, mode, retry_share), has_sync)
 
-server is a stage binary's name, or "trivial" / "trivial --guarded" (bench/trivial_post_server.cc).
+server is a stage binary's name, "trivial" / "trivial --guarded" (bench/trivial_post_server.cc), or
+"postgres xN": N stage-6 instances on one database of a throwaway PostgreSQL cluster (args.pg_dir, started by
+bench.py with scripts/pg-cluster.sh), wrk's threads spread over them (LAB.md "Beyond one process").
 """
 import json
 import os
@@ -20,8 +22,12 @@ ADMIN_TOKEN = "bench-admin-token"
 OPENING_BALANCE = 1_000_000_000_000  # cents; 1 cent per transfer, so no run overdraws; far below 2^53 - 1
 
 
-# What the table calls the HTTP-only servers (bench/trivial_post_server.cc).
-TRIVIAL_NAMES = {"trivial": "HTTP alone: cpp-httplib", "trivial --guarded": "HTTP alone: lab GuardedServer"}
+# What the table calls the HTTP-only servers (bench/trivial_post_server.cc) and the PostgreSQL rows.
+TRIVIAL_NAMES = {"trivial": "HTTP alone: cpp-httplib", "trivial --guarded": "HTTP alone: lab GuardedServer",
+                 "postgres x1": "stage 6 on PostgreSQL, 1 instance", "postgres x3": "stage 6 on PostgreSQL, 3 inst."}
+# wrk threads of a PostgreSQL row: one per instance of the 3-instance row, and as many for 1 instance, so both
+# rows put the same load shape on the machine (connections are divided among threads: 15 of 16).
+POSTGRES_THREADS = 3
 
 
 def row_name(server, mode, share):
@@ -53,15 +59,20 @@ def open_accounts(server, threads):
 
 
 def ledger_rows(db):
-    """The ledger's row count, read from the file as another process may (WAL: the server keeps writing)."""
+    """The ledger's row count, read from the file as another process may (WAL: the server keeps writing), or
+    from the PostgreSQL database (psql)."""
+    if db.startswith("postgresql://"):
+        out = subprocess.run(["psql", db, "-Atc", "SELECT count(*) FROM ledger"], capture_output=True, text=True,
+                             timeout=30, check=True)
+        return int(out.stdout.strip())
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10) as conn:
         return conn.execute("SELECT count(*) FROM ledger").fetchone()[0]
 
-def run_wrk(url, connections, seconds, lua_args, log_path):
-    threads = 1 if connections == 1 else 2
+def run_wrk(url, connections, seconds, lua_args, log_path, threads, addresses=None):
     command = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", LUA_SCRIPT, url,
                "--"] + lua_args
-    out = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
+    env = dict(os.environ, BENCH_ADDRESSES=",".join(addresses)) if addresses else None
+    out = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60, env=env)
     with open(log_path, "w") as log:
         log.write(" ".join(command) + "\n" + out.stdout + out.stderr)
     m = re.search(r"^BENCH-RESULT (.*)$", out.stdout, re.M)
@@ -75,14 +86,22 @@ def measure_row(args, run_dir, index, spec, has_sync):
     threads = 1 if connections == 1 else 2
     db = os.path.join(run_dir, f"row{index}.db")
     log = os.path.join(run_dir, f"row{index}")
+    instances = 1
     if server_name.startswith("trivial"):
         command = [os.path.join(args.build, "bench", "trivial_post_server"), "--port", "0"] + server_name.split()[1:]
     else:
-        command = [os.path.join(args.build, "stages", server_name), "--port", "0", "--db", db,
+        if server_name.startswith("postgres"):
+            instances, threads = int(server_name.split("x")[1]), POSTGRES_THREADS
+            db = f"postgresql:///bench_row{index}?host={args.pg_dir}&user=lab"   # created by the first instance
+        stage = "stage6_scope_ttl" if server_name.startswith("postgres") else server_name
+        command = [os.path.join(args.build, "stages", stage), "--port", "0", "--db", db,
                    "--admin-token", ADMIN_TOKEN, "--quiet"]
         if has_sync:
             command += ["--sync", sync]
-    server = Server(command, db, log + ".server.log")
+    servers = []
+    for i in range(instances):
+        servers.append(Server(command, db, log + f".server{i}.log"))
+    server = servers[0]
     try:
         if server_name.startswith("trivial"):
             accounts = ",".join("none:1:2" for _ in range(threads))   # no auth: any token will do
@@ -91,11 +110,13 @@ def measure_row(args, run_dir, index, spec, has_sync):
             accounts = open_accounts(server, threads)
             ledger_before = ledger_rows(db)
         lua_args = [f"accounts={accounts}", f"mode={mode}", f"retry_share={share}"]
-        server.sample_rss()
-        result = run_wrk(server.url(), connections, args.seconds, lua_args, log + ".wrk.log")
+        for s in servers:
+            s.sample_rss()
+        addresses = [s.url().removeprefix("http://") for s in servers] if instances > 1 else None
+        result = run_wrk(server.url(), connections, args.seconds, lua_args, log + ".wrk.log", threads, addresses)
         result["ledger_rows"] = None if ledger_before is None else ledger_rows(db) - ledger_before
     finally:
-        hwm = server.stop()
+        hwm = max(s.stop() for s in servers)   # the largest instance's peak
     seconds = result["duration_us"] / 1e6
     row = {"server": server_name, "sync": sync, "connections": connections, "threads": threads, "mode": mode,
            "retry_share": share, "requests": result["requests"], "seconds": round(seconds, 3),
@@ -103,7 +124,7 @@ def measure_row(args, run_dir, index, spec, has_sync):
            "p99_ms": result["p99_us"] / 1000, "max_ms": result["max_us"] / 1000,
            "statuses": result["statuses"], "replayed": result["replayed"], "retries_sent": result["retries_sent"],
            "socket_errors": result["socket_errors"], "ledger_rows": result["ledger_rows"],
-           "peak_rss_kib": max(hwm, server.peak_rss_kib), "problems": []}
+           "peak_rss_kib": max([hwm] + [s.peak_rss_kib for s in servers]), "instances": instances, "problems": []}
     check_row(row)
     return row
 

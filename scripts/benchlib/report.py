@@ -57,6 +57,10 @@ def ratios(rows, engine):
                 ratio(engine_rate(engine, "normal", 2), engine_rate(engine, "normal", 1))))
     out.append(("stage 6 replay / first execution at NORMAL, 16 conns",
                 ratio(rps(find(rows, s6, "normal", mode="retries", share=1.0)), rps(find(rows, s6, "normal")))))
+    pg1, pg3 = find(rows, "postgres x1", "full", 15), find(rows, "postgres x3", "full", 15)
+    out.append(("3 PostgreSQL instances / 1 PostgreSQL instance, FULL, 15 conns", ratio(rps(pg3), rps(pg1))))
+    out.append(("stage 6: 3 PostgreSQL instances (15 conns) / SQLite (16), FULL",
+                ratio(rps(pg3), rps(find(rows, s6, "full")))))
     out.append(("stage 1 / plain cpp-httplib, 16 conns (the HTTP ceiling)",
                 ratio(rps(find(rows, s1, "normal")), rps(find(rows, "trivial", None)))))
     return [{"ratio": name, "value": value} for name, value in out]
