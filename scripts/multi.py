@@ -33,27 +33,22 @@ from multilib.takeover import Check, check_crash, check_pause
 
 INSTANCES = 3                 # A, B, C: the checks need a victim, a witness and a third to take over
 LEASE_S = 2                   # short, so a run waits little; the checks move the lab clock past it anyway
-DAY_INTENTS = 2_000           # the grader's default day is 20,000: about 10 times longer on two cores
+DAY_INTENTS = 20_000          # the lab's day (grader day generate's default, logs/day.jsonl): ~25 s on two cores
 CHECKS = ["grader", "crash", "pause", "day", "books"]
 DAMAGE = ["dup", "lost", "mismatch", "cross", "inconsistent", "misplaced", "conserv"]   # grader day's columns
 
 
-class Child:
-    """The grader run we are waiting for, if any: stopped with us when a signal ends the run."""
-    proc = None
-
-
 def run_logged(command, log_path):
-    """Runs a command to completion, its output to log_path; returns its exit status."""
+    """Runs a command to completion, its output to log_path; returns its exit status. Stopped with us if a
+    signal ends the run (stop_on_signal raises in this thread, inside wait())."""
     with open(log_path, "w") as log:
-        Child.proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ, NO_COLOR="1"))
+        proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ, NO_COLOR="1"))
         try:
-            return Child.proc.wait()
+            return proc.wait()
         finally:
-            if Child.proc.poll() is None:
-                Child.proc.terminate()
-                Child.proc.wait()
-            Child.proc = None
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait()
 
 
 def tail(path, lines=15):
@@ -83,10 +78,13 @@ def check_grader(fleet, grader, log_dir):
 def check_day(fleet, grader, log_dir, intents):
     check = Check(f"day replay, {intents} intents")
     day = os.path.join(log_dir, "day.jsonl")
-    out = subprocess.run([grader, "day", "generate", "--intents", str(intents), "--out", day], capture_output=True, text=True)
+    out = subprocess.run([grader, "day", "generate", "--intents", str(intents), "--out", day],
+                         capture_output=True, text=True)
     if not check.expect(out.returncode == 0, "grader day generate failed: " + out.stderr.strip()):
         return check.result("")
     figures_path, log = os.path.join(log_dir, "day.figures.json"), os.path.join(log_dir, "day.log")
+    if os.path.exists(figures_path):
+        os.remove(figures_path)   # a previous run's figures must not pass for this one's
     status = run_logged([grader, "day", "replay", day, "--url", ",".join(fleet.urls()), "--admin-token",
                          fleet.admin_token, "--json", figures_path, "--expect-clean"], log)
     if not check.expect(os.path.exists(figures_path), f"grader day replay wrote no figures (exit {status})"):
@@ -155,8 +153,9 @@ def print_table(results, instances, seconds, leftovers):
     print(f"\nmake multi: stage 6 on PostgreSQL, {instances} instances on one database, lease {LEASE_S} s\n")
     print(f"  {'check':<{width}}{'result':<8}{'time':>7}  figures")
     for r in results:
+        # Padded by hand: the colour's escape codes would count in a format width.
         verdict = colour("pass", "32") if r["ok"] else colour("FAIL", "1;31")
-        print(f"  {r['check']:<{width}}{verdict}{' ' * (8 - 4)}{r['seconds']:>6.1f}s  {r['figures']}")
+        print(f"  {r['check']:<{width}}{verdict}    {r['seconds']:>6.1f}s  {r['figures']}")
         for p in r["problems"]:
             print(f"      {p}")
     print(f"\n{seconds:.0f} s in all; left running: {', '.join(map(str, leftovers)) or 'nothing'}")
@@ -166,9 +165,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="\n\n".join(__doc__.split("\n\n")[2:]))
-    parser.add_argument("--bin-dir", default="build", metavar="BUILD", help="the build folder (BUILD/stages, BUILD/grader); default build")
-    parser.add_argument("--only", default=",".join(CHECKS), metavar="CHECKS", help=f"some of the checks, comma-separated ({','.join(CHECKS)})")
-    parser.add_argument("--day-intents", type=int, metavar="N", default=DAY_INTENTS, help=f"intents in the day (default {DAY_INTENTS})")
+    parser.add_argument("--bin-dir", default="build", metavar="BUILD",
+                        help="the build folder (BUILD/stages, BUILD/grader); default build")
+    parser.add_argument("--only", default=",".join(CHECKS), metavar="CHECKS",
+                        help=f"some of the checks, comma-separated ({','.join(CHECKS)})")
+    parser.add_argument("--day-intents", type=int, metavar="N", default=DAY_INTENTS,
+                        help=f"intents in the day (default {DAY_INTENTS})")
     args = parser.parse_args()
     only = args.only.split(",")
     if unknown := [c for c in only if c not in CHECKS]:
@@ -199,6 +201,7 @@ def main():
                 except Exception as e:   # one broken check must not hide the others' verdicts
                     results.append({"check": name, "ok": False, "figures": "", "problems": [str(e)], "seconds": 0})
                 r = results[-1]
+                fleet.revive()   # a check that failed half-way may leave A dead or stopped: the next needs it
                 progress(f"      {'pass' if r['ok'] else 'FAIL'} ({r['seconds']:.1f} s) {r['figures']}")
     except KeyboardInterrupt as e:
         progress(f"stopped ({e or 'SIGINT'}); everything started is stopped")

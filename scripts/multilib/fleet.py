@@ -149,6 +149,16 @@ class Fleet:
         os.kill(self.pid(i), signal.SIGCONT)
         self.paused.discard(i)
 
+    def revive(self):
+        """Every instance running again: the stopped ones resumed, the dead ones restarted."""
+        for i in list(self.paused):
+            self.resume(i)
+        for i, server in enumerate(self.servers):
+            if server is None or server.proc.poll() is not None:
+                if server is not None:
+                    server.log.close()
+                self.restart(i)
+
     # --- the books -----------------------------------------------------------------------------------------
 
     def sql(self, query):

@@ -41,6 +41,10 @@ class Check:
                 "seconds": time.monotonic() - self.started}
 
 
+def plural(n, one, many):
+    return f"{n} {one if n == 1 else many}"
+
+
 def in_background(function, *args):
     """Runs function(*args) in a thread; .join() returns its result."""
     box = {}
@@ -97,7 +101,8 @@ def check_crash(fleet, bank):
     entries = expect_moved_once(check, fleet, bank, alice, urls[B])
 
     fleet.restart(A)
-    return check.result(f"A: {answer}; B: {early}; C: {taken}; B: {again}; {entries} entry; A restarted")
+    return check.result(f"A: {answer}; B: {early}; C: {taken}; B: {again}; "
+                        f"{plural(entries, 'ledger entry', 'ledger entries')}; A restarted")
 
 
 def check_pause(fleet, bank):
@@ -129,4 +134,5 @@ def check_pause(fleet, bank):
     check.expect(again.status == taken.status and again.replayed and again.body == taken.body,
                  f"K2 on A after it resumed: {again}, expected B's 201 replayed, the same bytes")
     entries = expect_moved_once(check, fleet, bank, bob, urls[A])
-    return check.result(f"B: {taken}; A (paused {paused_s:.1f} s): {fenced}; A: {again}; {entries} entry")
+    return check.result(f"B: {taken}; A (paused {paused_s:.1f} s): {fenced}; A: {again}; "
+                        f"{plural(entries, 'ledger entry', 'ledger entries')}")
