@@ -29,7 +29,8 @@ import time
 
 from multilib.bank_client import BankClient
 from multilib.fleet import Fleet, progress
-from multilib.takeover import Check, check_crash, check_pause
+from multilib.check import Check
+from multilib.takeover import check_crash, check_pause
 
 INSTANCES = 3                 # A, B, C: the checks need a victim, a witness and a third to take over
 LEASE_S = 2                   # short, so a run waits little; the checks move the lab clock past it anyway
@@ -199,12 +200,14 @@ def main():
                 try:
                     results.append(steps[name]())
                 except Exception as e:   # one broken check must not hide the others' verdicts
-                    results.append({"check": name, "ok": False, "figures": "", "problems": [str(e)], "seconds": 0})
+                    broken = Check(name)
+                    broken.expect(False, f"{type(e).__name__}: {e}")
+                    results.append(broken.result(""))
                 r = results[-1]
                 fleet.revive()   # a check that failed half-way may leave A dead or stopped: the next needs it
                 progress(f"      {'pass' if r['ok'] else 'FAIL'} ({r['seconds']:.1f} s) {r['figures']}")
     except KeyboardInterrupt as e:
-        progress(f"stopped ({e or 'SIGINT'}); everything started is stopped")
+        progress(f"stopped ({str(e) or 'SIGINT'}); everything started is stopped")
         return 130
     except RuntimeError as e:
         progress(f"make multi: {e}")

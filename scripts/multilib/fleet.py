@@ -14,6 +14,7 @@ scripts start a server and learn its port the same way.
 """
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -37,7 +38,8 @@ def progress(line):
 
 
 class Fleet:
-    """Single-threaded: the checks call it from the main thread only."""
+    """Not thread-safe: used from the main thread only (start-up's threads each fill their own instance's slot).
+    close() must run in the main thread too: it holds off SIGINT, SIGTERM and SIGHUP while it stops things."""
 
     def __init__(self, bin_dir, log_dir, instances, lease_s):
         self.binary = os.path.join(bin_dir, "stages", STAGE)
@@ -46,6 +48,7 @@ class Fleet:
         self.lease_s = lease_s
         self.admin_token = secrets.token_hex(16)
         self.socket_dir = None        # the cluster's directory, once pg-cluster.sh made it
+        self.postmaster_pid = None
         self.servers = [None] * instances
         self.ports = [0] * instances  # 0 until first started; a restart reuses the port
         self.starts = [0] * instances
@@ -58,7 +61,9 @@ class Fleet:
         try:
             # The token in a file only we can read, not on the command line, where any user could (/proc).
             self.token_file = os.path.join(self.log_dir, "admin-token")
-            with open(os.open(self.token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+            if os.path.exists(self.token_file):
+                os.remove(self.token_file)   # O_CREAT's mode applies only to a new file
+            with open(os.open(self.token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as f:
                 f.write(self.admin_token)
             self._start_cluster()
             # All at once, as a deployment would: the stages create the database and the tables under a lock.
@@ -95,12 +100,15 @@ class Fleet:
         # Every transaction read-only: the checks look at the books, they never fix them.
         return uri + "&options=-c%20default_transaction_read_only%3Don" if read_only else uri
 
+    @staticmethod
+    def name(i):
+        return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[i]
+
     def _start_server(self, i):
         self.starts[i] += 1
-        name = "abcdefghijklmnopqrstuvwxyz"[i]
         command = [self.binary, "--port", str(self.ports[i]), "--db", self.database_uri(), "--lab-controls",
                    "--admin-token-file", self.token_file, "--lease", str(self.lease_s), "--quiet"]
-        log = os.path.join(self.log_dir, f"instance-{name}-{self.starts[i]}.log")
+        log = os.path.join(self.log_dir, f"instance-{self.name(i).lower()}-{self.starts[i]}.log")
         try:
             server = Server(command, db=None, log_path=log)
         except RuntimeError as e:
@@ -119,7 +127,8 @@ class Fleet:
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                raise RuntimeError(f"instance {i} does not answer GET /healthz; see {self.servers[i].log.name}")
+                raise RuntimeError(f"instance {self.name(i)} does not answer GET /healthz; "
+                                   f"see {self.servers[i].log.name}")
             time.sleep(0.05)
 
     def urls(self):
@@ -176,8 +185,19 @@ class Fleet:
     # --- down ----------------------------------------------------------------------------------------------
 
     def close(self):
-        """Everything we started, stopped; safe to call twice. A paused server cannot act on SIGTERM, so it is
-        resumed first; one that ignores SIGTERM for STOP_TIMEOUT_S is killed."""
+        """Everything we started, stopped; safe to call twice. A second Ctrl-C must not cut this short and
+        leave a cluster running, so the stop signals wait until it is done."""
+        held = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        try:
+            self._stop_servers()
+            self._stop_cluster()
+        finally:
+            for s, handler in held.items():
+                signal.signal(s, handler)
+
+    def _stop_servers(self):
+        """A paused server cannot act on SIGTERM, so it is resumed first; one that ignores SIGTERM for
+        STOP_TIMEOUT_S is killed."""
         for i in list(self.paused):
             try:
                 self.resume(i)
@@ -197,13 +217,13 @@ class Fleet:
                 server.proc.wait()
             server.log.close()
             self.servers[i] = None
+
+    def _stop_cluster(self):
         if self.socket_dir:
-            # The server's log (every unique violation is an ERROR line there: noisy by design) is kept
-            # beside the instances' logs, then the cluster goes with its directory.
+            # PostgreSQL's log (every unique violation is an ERROR line there: noisy by design) is kept beside
+            # the instances' logs; the cluster goes with its directory.
             try:
-                with open(os.path.join(self.socket_dir, "log"), "rb") as src, \
-                        open(os.path.join(self.log_dir, "postgresql.log"), "wb") as dst:
-                    dst.write(src.read())
+                shutil.copyfile(os.path.join(self.socket_dir, "log"), os.path.join(self.log_dir, "postgresql.log"))
             except OSError:
                 pass
             out = subprocess.run([PG_CLUSTER, "stop", self.socket_dir], capture_output=True, text=True)
@@ -214,7 +234,7 @@ class Fleet:
 
     def leftovers(self):
         """Processes we started that still exist (zombies excepted: they run nothing): [] after close()."""
-        pids = self.started_pids + ([self.postmaster_pid] if getattr(self, "postmaster_pid", None) else [])
+        pids = self.started_pids + ([self.postmaster_pid] if self.postmaster_pid else [])
         left = []
         for pid in pids:
             try:

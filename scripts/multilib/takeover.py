@@ -16,6 +16,8 @@ import secrets
 import threading
 import time
 
+from multilib.check import Check, plural
+
 A, B, C = 0, 1, 2
 OPENING = 10_000              # cents in the paying account
 AMOUNT = 1_500                # cents per transfer
@@ -23,26 +25,6 @@ CRASH_DELAY_MS = 3_000        # A sleeps this long after its claim: long enough 
 PAUSE_DELAY_MS = 1_500        # ... and to be paused in the middle; shorter, so A resumes into its completion
 CLOCK_PAST_LEASE_MS = 1_000   # how far past the lease the lab clock is moved: any step past it would do
 CLAIM_TIMEOUT_S = 5           # the claim must be in the table by then
-
-
-class Check:
-    """The outcome of one check: each expectation that failed is a problem, in words."""
-
-    def __init__(self, name):
-        self.name, self.problems, self.started = name, [], time.monotonic()
-
-    def expect(self, condition, problem):
-        if not condition:
-            self.problems.append(problem)
-        return condition
-
-    def result(self, figures):
-        return {"check": self.name, "ok": not self.problems, "figures": figures, "problems": self.problems,
-                "seconds": time.monotonic() - self.started}
-
-
-def plural(n, one, many):
-    return f"{n} {one if n == 1 else many}"
 
 
 def in_background(function, *args):
