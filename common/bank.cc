@@ -46,6 +46,7 @@ CREATE TABLE IF NOT EXISTS ledger (
 )sql";
 
 constexpr int kTokenBytes = 32;   // 256 random bits: guessing a token is hopeless
+constexpr int kLabFailBusy = 5;   // SQLITE_BUSY, the code of the error Lab-Fail: busy imitates
 
 constexpr const char* kSelectEntry =
     "SELECT id, kind, from_account, to_account, destination, amount, currency, memo, from_balance_after, "
@@ -148,7 +149,18 @@ std::optional<Account> Bank::find_account(std::int64_t id) { return read_account
 
 MoneyOutcome Bank::move_money(Connection& conn, const Client& client, const MoneyRequest& request) {
   // Lab-Fail: busy (LAB.md "Lab controls"): fail here, inside the money's transaction, as SQLite would.
-  if (money_fault_armed()) throw DatabaseBusy(SQLITE_BUSY, "Lab-Fail: busy: the database is busy");
+  if (money_fault_armed()) throw DatabaseBusy(kLabFailBusy, "Lab-Fail: busy: the database is busy");
+  // On a store where transactions run side by side (PostgreSQL), lock both accounts first, in id order: what
+  // is read below cannot then change before this transaction commits (no overdraft by two transfers that both
+  // saw the old balance), and two transfers in opposite directions cannot deadlock (40P01). On SQLite the
+  // write transaction already holds the whole database (db.h, for_update).
+  if (!conn.for_update().empty()) {
+    std::int64_t to_id = request.to_account.value_or(request.from_account);
+    conn.prepare("SELECT id FROM accounts WHERE id IN (?1, ?2) ORDER BY id" + std::string(conn.for_update()))
+        .bind(1, request.from_account)
+        .bind(2, to_id)
+        .run();
+  }
   // Is the source account there, and the caller's? The same 404 either way: existence is not revealed.
   auto from = read_account(conn, request.from_account);
   if (!from || from->client_id != client.id)

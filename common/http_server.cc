@@ -104,7 +104,7 @@ sigset_t block_stop_signals() {
   return stop_signals;
 }
 
-void configure_server(httplib::Server& server, bool log_requests) {
+void configure_server(httplib::Server& server, bool log_requests, std::function<void()> after_each_response) {
   server.set_tcp_nodelay(true);
   server.set_payload_max_length(kMaxRequestBody);
 
@@ -134,7 +134,8 @@ void configure_server(httplib::Server& server, bool log_requests) {
     return httplib::Server::HandlerResponse::Unhandled;
   });
   // Runs last, after httplib added its Keep-Alive header: a response after which the connection closes says so.
-  server.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
+  server.set_post_routing_handler([after_each_response](const httplib::Request&, httplib::Response& res) {
+    if (after_each_response) after_each_response();
     if (!closing_after_this_response()) return;
     res.headers.erase("Keep-Alive");
     res.set_header("Connection", "close");

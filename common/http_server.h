@@ -15,6 +15,7 @@
 
 #include <signal.h>
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -26,7 +27,9 @@ inline constexpr int kListenBacklog = 1024;       // pending connections the ker
 
 // Applies the fixes, installs the problem+json error and exception handlers and, if asked, the log line
 // per request: method, path, Idempotency-Key, status, replayed or not, milliseconds.
-void configure_server(httplib::Server& server, bool log_requests);
+// after_each_response, if given, runs once a response is complete and before it is sent (run_stage gives the
+// request's database connection back to the pool there).
+void configure_server(httplib::Server& server, bool log_requests, std::function<void()> after_each_response = {});
 
 // text as it may appear in the log: every control byte (below 0x20, and 0x7f), every byte from 0x80 on
 // and the backslash itself become \xHH (lower-case hex), so "a\nb" -> "a\x0ab". The log line per request

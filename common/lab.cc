@@ -39,6 +39,7 @@ int run_stage(int argc, char** argv, const StageInfo& stage, const RouteInstalle
                  options.db_path.c_str(), e.what());
     return 1;
   }
+  lab->db.end_of_request();   // the start-up thread's connection (the schema), back to the pool
   std::string admin_token =
       options.admin_token.empty() ? random_token("adm_", kAdminTokenBytes) : options.admin_token;
   if (options.admin_token.empty()) std::fprintf(stderr, "admin token: %s\n", admin_token.c_str());
@@ -46,7 +47,8 @@ int run_stage(int argc, char** argv, const StageInfo& stage, const RouteInstalle
                options.lab_controls ? ", lab controls ON (Lab-Delay-Ms, Lab-Crash, Lab-Fail, /admin/clock)" : "");
 
   GuardedServer server;
-  configure_server(server, !options.quiet);
+  // The database connection this thread used for the request goes back to the pool (PostgreSQL; db.h).
+  configure_server(server, !options.quiet, [db = &lab->db] { db->end_of_request(); });
   install_common_routes(*lab, server, admin_token);
   install_stage_routes(*lab, server);
   return serve_until_signalled(server, options.host, options.port);

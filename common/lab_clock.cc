@@ -18,7 +18,16 @@ LabClock::LabClock(Database& db) : db_(db) {
 std::int64_t LabClock::now_ms() const {
   auto real = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::system_clock::now().time_since_epoch());
-  return real.count() + offset_ms_.load();
+  return real.count() + current_offset_ms();
+}
+
+std::int64_t LabClock::current_offset_ms() const {
+  // Several instances on one PostgreSQL database share one clock: another one may have moved it since.
+  if (db_.shared_by_processes()) {
+    auto row = db_.conn().prepare("SELECT offset_ms FROM lab_clock WHERE id = 1");
+    if (row.step()) offset_ms_ = row.column_int64(0);
+  }
+  return offset_ms_.load();
 }
 
 std::optional<std::int64_t> LabClock::advance(std::int64_t ms) {

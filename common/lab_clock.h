@@ -2,7 +2,8 @@
 //
 // now_ms() is real time (Unix milliseconds) plus an offset that POST /admin/clock moves forward, so the
 // grader can let a lease or a key's TTL run out without waiting. The offset is stored in the database,
-// so it survives a crash and restart on the same file. Everything time-based reads this clock:
+// so it survives a crash and restart on the same file, and several instances on one PostgreSQL database
+// share it. Everything time-based reads this clock:
 // created_at, leases, key TTL and the sweeper. (Retry-After is a fixed polling hint, not a time on this clock.)
 //
 // Thread safety: all members are safe to call from any thread (offset_ms_ is atomic; advance() writes
@@ -33,11 +34,14 @@ class LabClock {
   // Moves the clock ms milliseconds forward and returns the new now_ms(). ms must be >= 0 (time never runs
   // back: std::invalid_argument). Returns nothing, and moves nothing, if the offset would pass kMaxOffsetMs.
   std::optional<std::int64_t> advance(std::int64_t ms);
-  std::int64_t offset_ms() const { return offset_ms_.load(); }
+  std::int64_t offset_ms() const { return current_offset_ms(); }
 
  private:
+  // The stored offset. Read once and kept when one process owns the database (SQLite); read every time when
+  // several may share it (PostgreSQL: POST /admin/clock on any instance moves every instance's clock).
+  std::int64_t current_offset_ms() const;
   Database& db_;
-  std::atomic<std::int64_t> offset_ms_{0};
+  mutable std::atomic<std::int64_t> offset_ms_{0};
 };
 
 }  // namespace lab

@@ -14,10 +14,12 @@ namespace {
 void print_usage(const char* program, std::string_view summary) {
   std::printf(
       "%.*s\n\n"
-      "Usage: %s [--port P] [--db FILE] [--admin-token T | --admin-token-file F] [--lab-controls]\n"
+      "Usage: %s [--port P] [--db FILE|URI] [--admin-token T | --admin-token-file F] [--lab-controls]\n"
       "          [--lease S] [--key-ttl S] [--sync full|normal] [--host H] [--quiet]\n\n"
       "  --port P          TCP port, default 8080; 0 picks a free one (see the 'listening on' line)\n"
       "  --db FILE         SQLite database file, created if missing (default idempotency-lab.db)\n"
+      "  --db URI          or a PostgreSQL database, postgresql://... (libpq URI), created if missing; several\n"
+      "                    instances may share it (LAB.md \"Beyond one process\")\n"
       "  --admin-token T   bearer token for /admin/*; default: $LAB_ADMIN_TOKEN if set, else a random\n"
       "                    one, printed at start-up. On the command line any user of the machine can read\n"
       "                    it (/proc/PID/cmdline): prefer --admin-token-file or LAB_ADMIN_TOKEN\n"

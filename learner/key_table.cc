@@ -158,7 +158,9 @@ std::optional<Claim> KeyTable::take_over(const KeyRow& expired, std::int64_t now
 
 bool KeyTable::holds(Connection& tx, const Claim& claim) const {
   // LAB BEGIN 4 is the claim still ours? The fence says, inside the money's transaction
-  auto row = tx.prepare("SELECT fence, state FROM idempotency_keys WHERE id = ?1");
+  // for_update(): the row stays ours to the end of the transaction, so no take-over slips in between this
+  // check and complete() (PostgreSQL locks the row; SQLite's write transaction holds the whole file: db.h).
+  auto row = tx.prepare("SELECT fence, state FROM idempotency_keys WHERE id = ?1" + std::string(tx.for_update()));
   return row.bind(1, claim.id).step() && row.column_int64(0) == claim.fence && row.column_text(1) == kInProgress;
   // LAB ELSE
   return true;

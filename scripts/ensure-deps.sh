@@ -10,7 +10,7 @@ set -euo pipefail
 
 packages=(
   g++ cmake make pkg-config
-  libcpp-httplib-dev nlohmann-json3-dev libsqlite3-dev libssl-dev catch2
+  libcpp-httplib-dev nlohmann-json3-dev libsqlite3-dev libpq-dev libssl-dev catch2
   python3 curl sqlite3 libxml2-utils
 )
 

@@ -3,10 +3,12 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <libpq-fe.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +16,8 @@
 #include <iterator>
 #include <stdexcept>
 #include <thread>
+
+#include "common/db.h"
 
 namespace lab::testing {
 
@@ -111,10 +115,26 @@ Reply LabClient::transfer(std::int64_t from, std::int64_t to, std::int64_t amoun
 
 // ---------------------------------------------------------------- StageProcess
 
+namespace {
+// LAB_TEST_POSTGRES=<socket dir of a running cluster>: every server of this test run gets its own new
+// database there (created by the server itself, as a missing SQLite file would be).
+std::string postgres_database_for_this_server() {
+  const char* socket_dir = std::getenv("LAB_TEST_POSTGRES");
+  if (!socket_dir || !*socket_dir) return "";
+  static std::atomic<int> servers{0};
+  return "postgresql:///lab_e2e_" + std::to_string(::getpid()) + "_" + std::to_string(++servers) +
+         "?host=" + socket_dir + "&user=lab";
+}
+}  // namespace
+
 StageProcess::StageProcess(std::string binary, std::vector<std::string> extra_args, StartOptions options)
     : binary_(binary_path(binary)), extra_args_(std::move(extra_args)), options_(std::move(options)) {
+  database_ = postgres_database_for_this_server();
+  if (database_.empty()) database_ = dir_.file("lab.db");
   start();
 }
+
+bool StageProcess::on_postgres() const { return lab::Database::is_postgres_uri(database_); }
 
 StageProcess::~StageProcess() { stop(); }
 
@@ -164,6 +184,17 @@ void StageProcess::start() {
 }
 
 std::int64_t StageProcess::key_rows() const {
+  if (on_postgres()) {
+    PGconn* conn = PQconnectdb(database_.c_str());
+    std::int64_t rows = -1;
+    if (PQstatus(conn) == CONNECTION_OK) {
+      PGresult* result = PQexec(conn, "SELECT COUNT(*) FROM idempotency_keys");
+      if (PQresultStatus(result) == PGRES_TUPLES_OK) rows = std::stoll(PQgetvalue(result, 0, 0));
+      PQclear(result);
+    }
+    PQfinish(conn);
+    return rows;
+  }
   sqlite3* db = nullptr;
   std::int64_t rows = -1;
   if (sqlite3_open_v2(db_path().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {

@@ -77,9 +77,12 @@ class StageProcess {
 
   int port() const { return port_; }
   LabClient admin() const { return LabClient(port_, kAdminToken); }
-  std::string db_path() const { return dir_.file("lab.db"); }
+  // The server's --db: a file in the test's folder, or with LAB_TEST_POSTGRES=<socket dir> set, a fresh
+  // PostgreSQL database of that cluster (tests/postgres/CMakeLists.txt runs stage 6's tests so).
+  const std::string& db_path() const { return database_; }
+  bool on_postgres() const;
 
-  // Rows in the server's idempotency_keys table, read from its database file (-1 if there is no table).
+  // Rows in the server's idempotency_keys table, read from its database (-1 if there is no table).
   std::int64_t key_rows() const;
   // Waits (up to 10 s) until the key table holds `rows` rows: a request has claimed its key. Tests use it
   // instead of a fixed sleep, so a slow machine cannot send the repeat before the first request claimed.
@@ -102,6 +105,7 @@ class StageProcess {
   std::vector<std::string> extra_args_;
   StartOptions options_;
   TempDir dir_;
+  std::string database_;
   pid_t pid_ = -1;
   int port_ = 0;
 };
