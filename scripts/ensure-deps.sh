@@ -22,8 +22,9 @@ for group in "$@"; do
     # The browser tests (tests/browser/, make test): headless chromium, and one font family so screenshots
     # show text on a machine that has no font yet.
     browser) packages+=(chromium fonts-dejavu-core) ;;
-    # The PostgreSQL server of make multi's throwaway cluster (scripts/pg-cluster.sh runs its initdb and
-    # pg_ctl; Debian 12: postgresql-15). The client library is in the base list: every stage links it.
+    # The PostgreSQL server of the throwaway clusters (scripts/pg-cluster.sh runs its initdb and pg_ctl;
+    # Debian 12: postgresql-15): make multi's, and the PostgreSQL tests'. The client library is in the base
+    # list: every stage links it.
     postgres) packages+=(postgresql) ;;
     *) echo "ensure-deps.sh: unknown group '$group' (known: fuzz bench browser postgres)" >&2; exit 2 ;;
   esac
