@@ -14,7 +14,7 @@ SLOW_WRITE_MS ?= 10
 TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp
 TSAN_ARGS  := -DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread
 
-.PHONY: all deps build test browser-test demo playground grade starter starter-check asan tsan sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants soak load fuzz bench bench-day clean help
+.PHONY: all deps build test browser-test demo playground grade starter starter-check asan tsan sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants soak load fuzz bench bench-day multi clean help
 
 all: build
 
@@ -37,6 +37,7 @@ help:
 	@echo "make fuzz          libFuzzer on the input parsers, then HTTP mutations against stage 6, SECONDS (60) in all"
 	@echo "make bench         one table: SQLite and HTTP ceilings, every stage under wrk, ratios, goals (< 5 min)"
 	@echo "make bench-day     replay a million-send day on stage 6 (DAY_INTENTS=952400): sends/s, peak memory"
+	@echo "make multi         stage 6 on PostgreSQL, three instances on one database: crash, pause, the day; zero damage"
 	@echo "make clean         remove build folders"
 
 deps:
@@ -164,6 +165,13 @@ bench: build
 DAY_INTENTS ?= 952400
 bench-day: build
 	python3 scripts/bench.py --build $(BUILD) --day-intents $(DAY_INTENTS)
+
+# Stage 6 on PostgreSQL, three instances on one database: a throwaway cluster (scripts/pg-cluster.sh), the
+# grader round-robin over the three, a crash and a pause across instances, the day, the books;
+# about a minute. Everything started is stopped at the end, also after a failure; the logs stay in $(BUILD)/multi/.
+multi: build
+	@scripts/ensure-deps.sh postgres
+	python3 scripts/multi.py --bin-dir $(BUILD)
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

@@ -5,7 +5,7 @@
 #
 #   scripts/ensure-deps.sh            what `make demo` and `make build` need
 #   scripts/ensure-deps.sh fuzz       and, for the target that needs them, one or more groups below
-#                                     (`make test` asks for `browser`)
+#                                     (`make test` asks for `browser`, `make multi` for `postgres`)
 set -euo pipefail
 
 packages=(
@@ -22,7 +22,11 @@ for group in "$@"; do
     # The browser tests (tests/browser/, make test): headless chromium, and one font family so screenshots
     # show text on a machine that has no font yet.
     browser) packages+=(chromium fonts-dejavu-core) ;;
-    *) echo "ensure-deps.sh: unknown group '$group' (known: fuzz bench browser)" >&2; exit 2 ;;
+    # The PostgreSQL server of the throwaway clusters (scripts/pg-cluster.sh runs its initdb and pg_ctl;
+    # Debian 12: postgresql-15): make multi's, and the PostgreSQL tests'. The client library is in the base
+    # list: every stage links it.
+    postgres) packages+=(postgresql) ;;
+    *) echo "ensure-deps.sh: unknown group '$group' (known: fuzz bench browser postgres)" >&2; exit 2 ;;
   esac
 done
 
