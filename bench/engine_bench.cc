@@ -18,7 +18,7 @@
 //                           with the stored response
 // With one transaction per request, all of it commits at once: the shape of stages 2 and 3.
 //
-// One thread: the stages queue their writers on Database::write_lock (common/db.h), so one writer at a time
+// One thread: the stages queue their writers on SqliteStore::write_lock_ (common/sqlite_store.h), so one writer at a time
 // is the most they get from SQLite; this is that writer with nothing else to do. What is not here: the
 // reads a stage makes (authentication, the two accounts, a repeat's SELECT), HTTP, JSON, SHA-256.
 //
