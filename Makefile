@@ -170,9 +170,10 @@ DAY_INTENTS ?= 952400
 bench-day: build
 	python3 scripts/bench.py --build $(BUILD) --day-intents $(DAY_INTENTS)
 
-# Stage 6 on PostgreSQL, three instances on one database: a throwaway cluster (scripts/pg-cluster.sh), the
-# grader round-robin over the three, a crash and a pause across instances, the day, the books;
-# about a minute. Everything started is stopped at the end, also after a failure; the logs stay in $(BUILD)/multi/.
+# Stage 6 on PostgreSQL, three instances on one database (LAB.md "Beyond one process"): a throwaway cluster
+# (scripts/pg-cluster.sh), the grader round-robin over the three, a crash and a pause across instances, the
+# day, the books; about a minute. Everything started is stopped at the end, also after a failure; the logs
+# stay in $(BUILD)/multi/.
 multi: build
 	@scripts/ensure-deps.sh postgres
 	python3 scripts/multi.py --bin-dir $(BUILD)

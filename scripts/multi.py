@@ -2,6 +2,7 @@
 """multi.py: `make multi`. Stage 6 on PostgreSQL, three instances on one database, and the checks that only
 several instances can fail: the grader's requests spread over all three, a crash and a pause across
 instances, the day replayed across them, and the books at the end. Zero damage, or exit 1.
+LAB.md "Beyond one process".
 
     scripts/multi.py [--bin-dir BUILD] [--only grader,crash,pause,day,books] [--day-intents N]
 
