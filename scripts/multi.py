@@ -150,9 +150,9 @@ def colour(text, code):
     return f"\033[{code}m{text}\033[0m" if sys.stdout.isatty() and not os.environ.get("NO_COLOR") else text
 
 
-def print_table(results, instances, seconds, leftovers):
+def print_table(results, instances, seconds, leftovers, server):
     width = max(len(r["check"]) for r in results) + 2
-    print(f"\nmake multi: stage 6 on PostgreSQL, {instances} instances on one database, lease {LEASE_S} s\n")
+    print(f"\nmake multi: {server} on PostgreSQL, {instances} instances on one database, lease {LEASE_S} s\n")
     print(f"  {'check':<{width}}{'result':<8}{'time':>7}  figures")
     for r in results:
         # Padded by hand: the colour's escape codes would count in a format width.
@@ -173,12 +173,16 @@ def main():
                         help=f"some of the checks, comma-separated ({','.join(CHECKS)})")
     parser.add_argument("--day-intents", type=int, metavar="N", default=DAY_INTENTS,
                         help=f"intents in the day (default {DAY_INTENTS})")
+    parser.add_argument("--server", metavar="BINARY",
+                        help="run these instances instead of BUILD/stages/stage6_scope_ttl: a stage-6 variant such as "
+                             "BUILD/stages/mutant_fence-not-checked, to see which check catches it (tests/postgres)")
     args = parser.parse_args()
     only = args.only.split(",")
     if unknown := [c for c in only if c not in CHECKS]:
         parser.error(f"unknown check {', '.join(unknown)} (known: {', '.join(CHECKS)})")
     grader = os.path.join(args.bin_dir, "grader", "grader")
-    for binary in (grader, os.path.join(args.bin_dir, "stages", "stage6_scope_ttl")):
+    server = args.server or os.path.join(args.bin_dir, "stages", "stage6_scope_ttl")
+    for binary in (grader, server):
         if not os.access(binary, os.X_OK):
             parser.error(f"{binary} is missing; run make build (or give --bin-dir)")
     log_dir = os.path.join(args.bin_dir, "multi")
@@ -186,7 +190,7 @@ def main():
 
     signal.signal(signal.SIGTERM, stop_on_signal)
     signal.signal(signal.SIGHUP, stop_on_signal)
-    t0, results, fleet = time.monotonic(), [], Fleet(args.bin_dir, log_dir, INSTANCES, LEASE_S)
+    t0, results, fleet = time.monotonic(), [], Fleet(server, log_dir, INSTANCES, LEASE_S)
     try:
         with fleet:
             progress(f"instances: {', '.join(fleet.urls())} on one database (logs: {log_dir}/)")
@@ -214,7 +218,8 @@ def main():
         progress(f"make multi: {e}")
         return 1
     leftovers = fleet.leftovers()
-    print_table(results, INSTANCES, time.monotonic() - t0, leftovers)
+    print_table(results, INSTANCES, time.monotonic() - t0, leftovers,
+                "stage 6" if not args.server else os.path.basename(server))
     if results and all(r["ok"] for r in results) and not leftovers:
         print(colour(f"zero damage across {INSTANCES} instances", "1;32"))
         return 0

@@ -1,7 +1,7 @@
 """fleet.py: what `make multi` runs: a throwaway PostgreSQL cluster and several stage-6 instances on one
 database, and the guarantee that all of it is gone when the run ends, however it ends.
 
-    with Fleet(bin_dir, log_dir, instances=3, lease_s=2) as fleet:   # cluster up, three servers healthy
+    with Fleet(binary, log_dir, instances=3, lease_s=2) as fleet:   # cluster up, three servers healthy
         fleet.urls()                  # ["http://127.0.0.1:A", ...]
         fleet.kill(0)                 # SIGKILL: a crash mid-request
         fleet.restart(0)              # same port, same database
@@ -27,7 +27,6 @@ from benchlib.processes import Server
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PG_CLUSTER = os.path.join(ROOT, "scripts", "pg-cluster.sh")
-STAGE = "stage6_scope_ttl"
 DB_NAME = "lab_multi"                # created by the first instance that finds it missing (contract)
 HEALTH_TIMEOUT_S = 10                # listening but not answering GET /healthz by then: it failed
 STOP_TIMEOUT_S = 5                   # SIGTERM, then this long, then SIGKILL
@@ -41,8 +40,8 @@ class Fleet:
     """Not thread-safe: used from the main thread only (start-up's threads each fill their own instance's slot).
     close() must run in the main thread too: it holds off SIGINT, SIGTERM and SIGHUP while it stops things."""
 
-    def __init__(self, bin_dir, log_dir, instances, lease_s):
-        self.binary = os.path.join(bin_dir, "stages", STAGE)
+    def __init__(self, binary, log_dir, instances, lease_s):
+        self.binary = binary
         self.log_dir = log_dir
         self.count = instances
         self.lease_s = lease_s
