@@ -117,12 +117,12 @@ std::vector<Exchange> CheckRun::send_simultaneously(const std::vector<Attempt>& 
   std::vector<Exchange> results(attempts.size());
   std::latch ready(static_cast<std::ptrdiff_t>(attempts.size()));
   std::latch go(1);
-  const Address to = target_.address();
   std::vector<std::jthread> threads;
   for (std::size_t i = 0; i < attempts.size(); ++i) {
     threads.emplace_back([&, i] {
       const Attempt& a = attempts[i];
       Exchange& x = results[i];
+      const Address to = target_.address();  // several instances: the burst is spread over all of them
       std::string wire = a.to_request().to_wire(to);
       auto connection = Connection::open_patiently(to, kConnectPatience, &x.error);
       // Everything but the last byte now: the server has the request except its end, and waits.

@@ -39,7 +39,7 @@ Usage:
   grader day generate [--seed S] [--intents N] [--out FILE]
   grader day replay LOG --stage N|NAME|all [--bin-dir DIR] [options]
   grader day replay LOG --server "<command with {port} {db} {admin_token}>" [options]
-  grader day replay LOG --url http://127.0.0.1:PORT --admin-token T [options]
+  grader day replay LOG --url http://127.0.0.1:PORT[,http://127.0.0.1:PORT2...] --admin-token T [options]
   grader day show LOG INTENT [--record FILE]
 
 generate   writes a deterministic day (default seed 1, 20000 intents) as JSON Lines, to stdout or FILE.
@@ -62,7 +62,8 @@ Replay options:
                    (columns: dup lost mismatch cross inconsistent misplaced conserv expired)
 
 A server the grader starts gets --lab-controls (Lab-Delay-Ms, Lab-Crash, POST /admin/clock are needed);
-with --url, start it so yourself; crashes are then not sent, since the grader cannot restart it.
+with --url, start it so yourself; crashes are then not sent, since the grader cannot restart it. Several
+comma-separated URLs are instances of one server on one shared database: each request goes to the next.
 Progress is shown on a terminal; colour never (the table is for reading and for copying).
 )";
 
@@ -352,14 +353,12 @@ int replay(const Args& a) {
   std::vector<Row> rows;
   if (a.options.count("--url")) {
     if (!a.options.count("--admin-token")) return usage_error("--url needs --admin-token");
-    std::string url = a.options.at("--url");
-    std::string rest = url.rfind("http://", 0) == 0 ? url.substr(7) : url;
-    rest = rest.substr(0, rest.find('/'));
-    auto colon = rest.rfind(':');
-    auto port = colon == std::string::npos ? std::nullopt : parse_number<int>(rest.substr(colon + 1), 1, 65535);
-    if (!port) return usage_error("--url must look like http://127.0.0.1:8080");
-    rows.push_back(replay_one(day, url, Target::attach({rest.substr(0, colon), *port}, a.options.at("--admin-token"), {}),
-                              config));
+    const std::string& url = a.options.at("--url");
+    auto addresses = parse_urls(url);
+    if (auto* error = std::get_if<std::string>(&addresses)) return usage_error(*error);
+    rows.push_back(replay_one(
+        day, url, Target::attach(std::get<std::vector<Address>>(addresses), a.options.at("--admin-token"), {}),
+        config));
   }
   auto replayed = replay_servers(day, servers, config);
   rows.insert(rows.end(), replayed.begin(), replayed.end());

@@ -99,6 +99,9 @@ struct KeptConnection {
   std::uint64_t epoch = 0;
   std::chrono::steady_clock::time_point last_used;
 };
+// One per instance (by Address::authority): with several --url instances each request goes to the next
+// one, as Target::address() says, and may reuse only a connection to that instance.
+using KeptConnections = std::map<std::string, KeptConnection>;
 constexpr milliseconds kReuseIdleAtMost{1'000};  // the servers close idle connections after 5 s
 
 class Replayer {
@@ -185,7 +188,7 @@ class Replayer {
     for (int w = 0; w < std::max(1, config_.workers); ++w)
       workers.emplace_back([&] {
         try {
-          KeptConnection kept;
+          KeptConnections kept;
           for (std::size_t n; (n = next.fetch_add(1)) < chains.size(); ++done) {
             std::this_thread::sleep_until(start_of(chains[n]));
             run_chain(chains[n], next_day, kept);
@@ -206,7 +209,7 @@ class Replayer {
   }
 
   // A send followed by a "during" send runs on its own thread, so the next one can go out while it runs.
-  void run_chain(std::size_t intent_index, bool next_day, KeptConnection& kept) {
+  void run_chain(std::size_t intent_index, bool next_day, KeptConnections& kept) {
     const DayIntent& intent = day_.intents[intent_index];
     std::vector<std::size_t> mine;
     for (std::size_t k = 0; k < intent.sends.size(); ++k)
@@ -250,7 +253,7 @@ class Replayer {
   }
 
   // One send; returns when it ended for the client.
-  Clock::time_point attempt(std::size_t intent_index, std::size_t k, KeptConnection* kept) {
+  Clock::time_point attempt(std::size_t intent_index, std::size_t k, KeptConnections* kept) {
     const DayIntent& intent = day_.intents[intent_index];
     const DaySend& send = intent.sends[k];
     if (send.clock_ms) advance_clock(send.clock_ms);
@@ -295,8 +298,9 @@ class Replayer {
     }
   }
 
-  Exchange send_kept_alive(HttpRequest request, KeptConnection& kept, std::uint64_t epoch) {
+  Exchange send_kept_alive(HttpRequest request, KeptConnections& kept_by_instance, std::uint64_t epoch) {
     const Address to = target_.address();
+    KeptConnection& kept = kept_by_instance[to.authority()];
     Exchange x;
     auto now = Clock::now();
     if (kept.connection && (kept.epoch != epoch || now - kept.last_used > kReuseIdleAtMost || kept.connection->unusable()))

@@ -230,8 +230,9 @@ void Scene::send_and_lose(const HttpRequest& request, std::chrono::milliseconds 
   show_request(request);
   auto op = record_invoke(request);
   Exchange x;
-  auto connection = Connection::open_patiently(target_->address(), kConnectPatience, &x.error);
-  if (!connection || !connection->send_all(request.to_wire(target_->address()), &x.error)) {
+  const Address to = target_->address();  // once: the bytes name the server they are sent to
+  auto connection = Connection::open_patiently(to, kConnectPatience, &x.error);
+  if (!connection || !connection->send_all(request.to_wire(to), &x.error)) {
     x.done_ns = monotonic_ns();
     record_complete(op, x);
     damage("< the request could not be sent: " + x.error);

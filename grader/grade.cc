@@ -17,18 +17,6 @@
 namespace grader {
 namespace {
 
-std::optional<Address> parse_url(const std::string& url) {
-  std::string rest = url.rfind("http://", 0) == 0 ? url.substr(7) : url;
-  rest = rest.substr(0, rest.find('/'));
-  auto colon = rest.rfind(':');
-  if (colon == std::string::npos) return std::nullopt;
-  try {
-    return Address{rest.substr(0, colon), std::stoi(rest.substr(colon + 1))};
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
 // The grader as it was started (its own path: `grader` alone is usually not on PATH), and the selection
 // as it was given: --only N alone, or --stage N.
 std::string repeat_command(const GraderOptions& o, std::uint64_t seed) {
@@ -88,12 +76,12 @@ int run_grade(const GraderOptions& o) {
     if (!o.server.empty()) {
       target = Target::launch(o.server, facts);
     } else {
-      auto address = parse_url(o.url);
-      if (!address) {
-        std::cerr << "grader: --url must look like http://127.0.0.1:8080\n";
+      auto addresses = parse_urls(o.url);
+      if (auto* error = std::get_if<std::string>(&addresses)) {
+        std::cerr << "grader: " << *error << "\n";
         return 2;
       }
-      target = Target::attach(*address, o.admin_token, facts);
+      target = Target::attach(std::get<std::vector<Address>>(addresses), o.admin_token, facts);
     }
   } catch (const StartError& e) {
     std::cout << e.what();

@@ -8,7 +8,7 @@ std::string usage() {
 
 Usage:
   grader --stage N --server "<command>" [options]
-  grader --stage N --url http://127.0.0.1:PORT --admin-token T [options]
+  grader --stage N --url http://127.0.0.1:PORT[,http://127.0.0.1:PORT2...] --admin-token T [options]
   grader matrix --bin-dir <build>/stages [--seed S] [--jobs N] [--html FILE]
   grader report --html FILE [--bin-dir DIR] [--seed S] [--day LOG]   the matrix and the day on every
                                           stage, as one page (grader report --help)
@@ -19,11 +19,15 @@ Usage:
   grader load [--bin-dir DIR] [--seconds-per-phase S]   bounded loopback load on stage 6 (grader load --help)
   grader --list
 
-The server command may use {port}, {db} and {admin_token}; the grader fills them with a free port, a
-fresh database in a temporary folder and a random token, runs the command with /bin/sh -c in its own
-process group, waits for GET /healthz, restarts it (same database) after the crashes it causes, and
-stops it at the end. Any language works, e.g.
+The server command may use {port}, {db}, {db_name} and {admin_token}; the grader fills them with a free
+port, a fresh database file in a temporary folder, a name for that database and a random token, runs the
+command with /bin/sh -c in its own process group, waits for GET /healthz, restarts it (same database)
+after the crashes it causes, and stops it at the end. Any language works, e.g.
   grader --stage 2 --server "python3 server.py --port {port} --db {db} --admin-token {admin_token} --lab-controls"
+{db_name} names a database on a database server: lab_ and 16 hex digits (a valid PostgreSQL name), the
+same across restarts of one server, new for each fresh one. Quote a URI for that shell (& would end the
+command there), e.g. --db 'postgresql:///{db_name}?host=DIR&user=lab'. A command with {db_name} and
+without {db} has no database file, so nothing reads one (grader soak's R7 is then not checked).
 The server must honour --lab-controls (Lab-Delay-Ms, Lab-Crash, Lab-Fail, POST /admin/clock).
 
 Options:
@@ -32,7 +36,8 @@ Options:
   --check NAME       run one check (names: grader --list), e.g. stage4.crash-before-money
   --seed S           repeat a run's inputs and fault schedule (the seed is printed at the start)
   --server CMD       start the server under test (see above)
-  --url URL          grade a running server; checks that crash it are skipped
+  --url URL[,URL...] grade a running server; checks that crash it are skipped. Several URLs are instances
+                     of one server on one shared database (one --admin-token): each request goes to the next
   --admin-token T    the running server's admin token (with --url)
   --lease S          the server's --lease (default: read from the command, else 30)
   --key-ttl S        the server's --key-ttl (default: read from the command, else 86400)

@@ -1,7 +1,7 @@
 // options.h: the grader's command line. `grader --help` prints usage().
 //
 //   grader --stage N --server "<command with {port} {db} {admin_token}>" [options]
-//   grader --stage N --url http://127.0.0.1:8080 --admin-token T [options]
+//   grader --stage N --url http://127.0.0.1:8080[,http://127.0.0.1:8081...] --admin-token T [options]
 //   grader matrix --bin-dir build/stages [--seed S] [--jobs N] [--html FILE]
 //   grader --list
 #pragma once
@@ -23,7 +23,7 @@ struct GraderOptions {
   std::optional<int> only;
   std::optional<std::string> check;
   std::string server;       // --server command template
-  std::string url;          // --url
+  std::string url;          // --url: one URL, or several comma-separated (grader/target.h:parse_urls)
   std::string admin_token;  // with --url
   std::optional<std::uint64_t> seed;
   std::string json_path, junit_path, history_path;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -60,9 +61,24 @@ std::string describe_status(int status) {
 
 }  // namespace
 
+std::string database_name_for(const std::string& db_path) {
+  // FNV-1a 64: short, stable across runs and machines (std::hash is neither promised), and a temporary
+  // folder's random name already makes the paths differ; nothing here needs a cryptographic hash.
+  constexpr std::uint64_t kOffsetBasis = 14'695'981'039'346'656'037ULL;
+  constexpr std::uint64_t kPrime = 1'099'511'628'211ULL;
+  std::uint64_t hash = kOffsetBasis;
+  for (unsigned char c : db_path) hash = (hash ^ c) * kPrime;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string name = "lab_";
+  for (int shift = 60; shift >= 0; shift -= 4) name += kHex[(hash >> shift) & 0xf];
+  return name;
+}
+
 std::string fill_placeholders(std::string command, int port, const std::string& db, const std::string& admin_token) {
-  const std::pair<std::string, std::string> fills[] = {
-      {"{port}", std::to_string(port)}, {"{db}", db}, {"{admin_token}", admin_token}};
+  const std::pair<std::string, std::string> fills[] = {{"{port}", std::to_string(port)},
+                                                       {"{db}", db},
+                                                       {"{db_name}", database_name_for(db)},
+                                                       {"{admin_token}", admin_token}};
   for (const auto& [name, value] : fills)
     for (auto at = command.find(name); at != std::string::npos; at = command.find(name, at + value.size()))
       command.replace(at, name.size(), value);

@@ -8,8 +8,11 @@
 //   server.kill_group();         // a real SIGKILL of the whole group (the crash the lab cannot fake)
 //   server.stop();               // SIGTERM, then SIGKILL after kStopGrace; also in the destructor
 //
-// The database lives in a fresh temporary folder, removed at the end. Thread safety: one owner thread;
-// address() may be read while requests run (it changes only in start/restart, when none run).
+// The database lives in a fresh temporary folder, removed at the end. A server that keeps its data in a
+// database server (PostgreSQL) takes {db_name} instead of {db}: a name derived from that folder's path (the
+// grader never drops that database; the lab's cluster is a throwaway one, scripts/pg-cluster.sh).
+// Thread safety: one owner thread; address() may be read while requests run (it changes only in
+// start/restart, when none run).
 #pragma once
 
 #include <sys/types.h>
@@ -52,7 +55,7 @@ class ServerProcess {
   Address address() const { return address_; }
   const std::string& admin_token() const { return admin_token_; }
   std::string command() const;  // the template with placeholders filled, as last run
-  const std::string& database_path() const { return db_path_; }  // what {db} is filled with
+  const std::string& database_path() const { return db_path_; }  // what {db} is filled with (even if unused)
   std::string stderr_tail(std::size_t max_bytes = 4000) const;
 
  private:
@@ -73,8 +76,12 @@ class ServerProcess {
 // temporary folder stays behind in that case: a signal handler may not remove files.)
 void kill_servers_on_signal();
 
-// Fills {port}, {db} and {admin_token} (exposed for the unit tests).
+// Fills {port}, {db}, {db_name} and {admin_token} (exposed for the unit tests).
 std::string fill_placeholders(std::string command, int port, const std::string& db, const std::string& admin_token);
+// What {db_name} is filled with: "lab_" and 16 lower-case hex digits of the FNV-1a 64 hash of the {db} path.
+// A valid PostgreSQL database name (letters, digits, _; 20 of the 63 bytes allowed) that needs no quoting;
+// the same across restarts of one server (same path), another for each fresh one (its own temporary folder).
+std::string database_name_for(const std::string& db_path);
 // A port that was free a moment ago (bind to port 0, read it, close).
 int pick_free_port();
 

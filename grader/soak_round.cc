@@ -295,7 +295,7 @@ void check_model(CheckRun& run, const Plan& plan) {
 // R7: the file itself, read-only while the server runs. Returns a caveat when it could not be read.
 std::string check_database_file(CheckRun& run) {
   const std::string path = run.target().database_path();
-  if (path.empty()) return "the database file is not known (--url): R7 was not checked";
+  if (path.empty()) return "there is no database file the grader knows ({db_name} without {db}): R7 was not checked";
   const std::int64_t now_ms = run.api().advance_clock_ms(run.target().facts().lease_seconds * 1000 + kLeaseMarginMs);
   DatabaseFileReading file = read_database_file(path, now_ms);
   if (!file.unavailable.empty()) return "R7 was not checked: " + file.unavailable;
