@@ -4,6 +4,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <regex>
 #include <string>
 #include <thread>
 
@@ -102,6 +103,13 @@ void WriteTransaction::commit() {
 
 bool Database::is_postgres_uri(std::string_view location) {
   return location.rfind("postgresql://", 0) == 0 || location.rfind("postgres://", 0) == 0;
+}
+
+std::string Database::printable(const std::string& location) {
+  if (!is_postgres_uri(location)) return location;
+  static const std::regex user_password(R"(^(postgres(ql)?://[^:/@?]*:)[^@/?]*@)");
+  static const std::regex password_parameter(R"(([?&]password=)[^&]*)");
+  return std::regex_replace(std::regex_replace(location, user_password, "$1***@"), password_parameter, "$1***");
 }
 
 Database::Database(std::string location, Sync sync)

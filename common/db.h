@@ -212,6 +212,8 @@ class Database {
   // process may keep a copy of what is in it (the lab clock reads its offset each time).
   bool shared_by_processes() const { return shared_by_processes_; }
   static bool is_postgres_uri(std::string_view location);
+  // The location as it may be printed: a PostgreSQL URI's password (user:PASSWORD@ or password=) as ***.
+  static std::string printable(const std::string& location);
 
   Connection& conn() { return store_->conn(); }   // this thread's connection, for reads
   WriteTransaction begin_write(Durability durability = Durability::AtCommit) {

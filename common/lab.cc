@@ -36,14 +36,14 @@ int run_stage(int argc, char** argv, const StageInfo& stage, const RouteInstalle
     lab = std::make_unique<Lab>(options);
   } catch (const DatabaseError& e) {
     std::fprintf(stderr, "%s: cannot use database %s: %s\n", std::string(stage.name).c_str(),
-                 options.db_path.c_str(), e.what());
+                 Database::printable(options.db_path).c_str(), e.what());
     return 1;
   }
   lab->db.end_of_request();   // the start-up thread's connection (the schema), back to the pool
   std::string admin_token =
       options.admin_token.empty() ? random_token("adm_", kAdminTokenBytes) : options.admin_token;
   if (options.admin_token.empty()) std::fprintf(stderr, "admin token: %s\n", admin_token.c_str());
-  std::fprintf(stderr, "%s: database %s%s\n", std::string(stage.name).c_str(), options.db_path.c_str(),
+  std::fprintf(stderr, "%s: database %s%s\n", std::string(stage.name).c_str(), Database::printable(options.db_path).c_str(),
                options.lab_controls ? ", lab controls ON (Lab-Delay-Ms, Lab-Crash, Lab-Fail, /admin/clock)" : "");
 
   GuardedServer server;

@@ -35,7 +35,7 @@ std::string database_name(const std::string& uri) {
   if (!options) {
     std::string message = error ? trimmed(error) : "out of memory";
     PQfreemem(error);
-    throw DatabaseError(kPostgresError, "bad PostgreSQL URI " + uri + ": " + message);
+    throw DatabaseError(kPostgresError, "bad PostgreSQL URI " + Database::printable(uri) + ": " + message);
   }
   std::string name;
   for (PQconninfoOption* option = options; option->keyword; ++option)
@@ -166,7 +166,7 @@ PostgresConnection::PostgresConnection(const std::string& uri, Sync sync) : sync
     std::string message = trimmed(PQerrorMessage(conn_));
     PQfinish(conn_);
     conn_ = nullptr;
-    throw DatabaseBusy(kPostgresError, "cannot connect to " + uri + ": " + message);
+    throw DatabaseBusy(kPostgresError, "cannot connect to " + Database::printable(uri) + ": " + message);
   }
   PQsetNoticeProcessor(conn_, ignore_notice, nullptr);
   // lock_timeout: a row lock waited for as long as SQLite's busy timeout is DatabaseBusy, as there.

@@ -31,6 +31,15 @@ TEST_CASE("a schema the dialect does not know is refused, not half translated", 
   CHECK_THROWS_AS(to_postgres_schema("CREATE TABLE t (k INTEGER) STRICT"), DatabaseError);
 }
 
+TEST_CASE("a PostgreSQL URI is printed without its password", "[postgres][dialect]") {
+  CHECK(Database::printable("postgresql://lab:s3cret@db.example/lab?sslmode=require") ==
+        "postgresql://lab:***@db.example/lab?sslmode=require");
+  CHECK(Database::printable("postgres:///lab?host=/tmp/x&password=s3cret&user=lab") ==
+        "postgres:///lab?host=/tmp/x&password=***&user=lab");
+  CHECK(Database::printable("postgresql:///lab?host=/tmp/x&user=lab") == "postgresql:///lab?host=/tmp/x&user=lab");
+  CHECK(Database::printable("lab:s3cret@x.db") == "lab:s3cret@x.db");   // a file is a file
+}
+
 TEST_CASE("only postgresql:// and postgres:// name a PostgreSQL database; anything else is a file", "[postgres][dialect]") {
   CHECK(Database::is_postgres_uri("postgresql:///lab?host=/tmp/x"));
   CHECK(Database::is_postgres_uri("postgres://u@h/lab"));
