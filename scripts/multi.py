@@ -183,6 +183,10 @@ def main():
         parser.error(f"unknown check {', '.join(unknown)} (known: {', '.join(CHECKS)})")
     grader = os.path.join(args.bin_dir, "grader", "grader")
     server = args.server or os.path.join(args.bin_dir, "stages", "stage6_scope_ttl")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if not args.server and not os.path.isdir(os.path.join(root, "stages", "6_scope_ttl")):
+        parser.error("this copy has no stage 6 (a starter copy: LAB.md \"For learners\"); make multi runs the "
+                     "lab's stage 6, or a server you name with --server")
     for binary in (grader, server):
         if not os.access(binary, os.X_OK):
             parser.error(f"{binary} is missing; run make build (or give --bin-dir)")
