@@ -168,6 +168,15 @@ PostgresConnection::PostgresConnection(const std::string& uri, Sync sync) : sync
     conn_ = nullptr;
     throw DatabaseBusy(kPostgresError, "cannot connect to " + Database::printable(uri) + ": " + message);
   }
+  try {
+    configure_session();
+  } catch (...) {
+    PQfinish(conn_);   // the destructor does not run for a constructor that throws
+    throw;
+  }
+}
+
+void PostgresConnection::configure_session() {
   PQsetNoticeProcessor(conn_, ignore_notice, nullptr);
   // lock_timeout: a row lock waited for as long as SQLite's busy timeout is DatabaseBusy, as there.
   exec("SET lock_timeout = " + std::to_string(Database::kBusyTimeoutMs));
@@ -235,10 +244,8 @@ bool PostgresConnection::usable() {
     PQreset(conn_);   // the server restarted or the socket broke: the session, and its prepared statements, are new
     prepared_.clear();
     if (PQstatus(conn_) != CONNECTION_OK) return false;
-    PQsetNoticeProcessor(conn_, ignore_notice, nullptr);
     try {
-      exec("SET lock_timeout = " + std::to_string(Database::kBusyTimeoutMs));
-      exec(sync_ == Sync::Full ? "SET synchronous_commit = on" : "SET synchronous_commit = off");
+      configure_session();
     } catch (const DatabaseError&) {
       return false;
     }

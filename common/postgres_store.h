@@ -95,6 +95,7 @@ class PostgresConnection final : public Connection {
   [[noreturn]] void throw_error(PGresult* result, std::string_view during);   // takes the result
 
  private:
+  void configure_session();   // a new session's settings: notices ignored, lock_timeout, synchronous_commit
   PGconn* conn_ = nullptr;
   Sync sync_;
   int changes_ = 0;

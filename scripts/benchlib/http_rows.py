@@ -23,7 +23,7 @@ OPENING_BALANCE = 1_000_000_000_000  # cents; 1 cent per transfer, so no run ove
 
 
 # What the table calls the HTTP-only servers (bench/trivial_post_server.cc) and the PostgreSQL rows.
-TRIVIAL_NAMES = {"trivial": "HTTP alone: cpp-httplib", "trivial --guarded": "HTTP alone: lab GuardedServer",
+SERVER_NAMES = {"trivial": "HTTP alone: cpp-httplib", "trivial --guarded": "HTTP alone: lab GuardedServer",
                  "postgres x1": "stage 6 on PostgreSQL, 1 instance", "postgres x3": "stage 6 on PostgreSQL, 3 inst."}
 # wrk threads of a PostgreSQL row: one per instance of the 3-instance row, and as many for 1 instance, so both
 # rows put the same load shape on the machine (connections are divided among threads: 15 of 16).
@@ -32,7 +32,7 @@ POSTGRES_THREADS = 3
 
 def row_name(server, mode, share):
     """The table's name of a row: the server, and what its requests are when they are not all new keys."""
-    server = TRIVIAL_NAMES.get(server, server)
+    server = SERVER_NAMES.get(server, server)
     if mode == "retries":
         return f"{server}, replays only" if share >= 1 else f"{server}, {int(share * 100)}% retries"
     return f"{server}, duplicates" if mode == "duplicates" else server
