@@ -11,8 +11,8 @@
 
 #include <string>
 
-#include "grader/rng.h"
-#include "grader/wire.h"
+#include "grader/base/rng.h"
+#include "grader/wire/wire.h"
 
 namespace lab::fuzz {
 

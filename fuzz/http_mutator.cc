@@ -27,9 +27,9 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz/http_mutations.h"
-#include "grader/lab_api.h"
-#include "grader/report.h"
-#include "grader/target.h"
+#include "grader/wire/lab_api.h"
+#include "grader/report/report.h"
+#include "grader/wire/target.h"
 
 namespace {
 

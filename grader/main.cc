@@ -15,16 +15,16 @@
 //   load*.cc          `grader load`: bounded loopback load on stage 6. LAB.md "Plumbing" (Reliability)
 #include <iostream>
 
-#include "grader/check.h"
-#include "grader/day.h"
-#include "grader/demo.h"
-#include "grader/load.h"
-#include "grader/mutants.h"
-#include "grader/grade.h"
-#include "grader/matrix.h"
-#include "grader/options.h"
-#include "grader/report_command.h"
-#include "grader/soak.h"
+#include "grader/checks/check.h"
+#include "grader/cli/day.h"
+#include "grader/cli/demo.h"
+#include "grader/cli/load.h"
+#include "grader/cli/mutants.h"
+#include "grader/cli/grade.h"
+#include "grader/cli/matrix.h"
+#include "grader/cli/options.h"
+#include "grader/cli/report_command.h"
+#include "grader/cli/soak.h"
 
 int main(int argc, char** argv) {
   // Subcommands with their own command lines (each has --help).

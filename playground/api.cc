@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <thread>
 
-#include "grader/stage_binaries.h"
+#include "grader/base/stage_binaries.h"
 #include "playground/web_assets.h"
 
 namespace playground {

@@ -26,9 +26,9 @@
 #include <thread>
 #include <vector>
 
-#include "grader/demo_scenarios.h"
-#include "grader/demo_scene.h"
-#include "grader/history.h"
+#include "grader/demo/demo_scenarios.h"
+#include "grader/demo/demo_scene.h"
+#include "grader/record/history.h"
 
 namespace playground {
 

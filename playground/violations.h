@@ -4,7 +4,7 @@
 //   auto marks = find_violations(history.of_check(check), read_table(db, "ledger"));
 //   std::string svg = grader::timeline_svg(events, marks);   // the marks, and id="first-violation"
 //
-// The grader's audit (grader/audit.cc) judges intents it made itself; the playground's requests are the
+// The grader's audit (grader/record/audit.cc) judges intents it made itself; the playground's requests are the
 // learner's or a story's, so it judges by what it can see of each key: the requests sent with it (their
 // bodies' memo and amount), their answers, and the ledger entries carrying those memos (free mode and the
 // stories give each intention its own memo). What it flags, on the exact attempts:
@@ -15,13 +15,13 @@
 //   in-flight-lie        told "already processed" while the key's first request was still running
 //   replay-mismatch      two answers of one key, one ledger entry, different bodies (a recomputed answer)
 //   scope-leak           one client's request answered with a replay of another client's
-// Each mark names the stage that fixes it (grader/anomaly.h). Thread safety: a pure function.
+// Each mark names the stage that fixes it (grader/record/anomaly.h). Thread safety: a pure function.
 #pragma once
 
 #include <vector>
 
-#include "grader/history.h"
-#include "grader/timeline_svg.h"
+#include "grader/record/history.h"
+#include "grader/report/timeline_svg.h"
 #include "playground/database_view.h"
 
 namespace playground {

@@ -7,7 +7,7 @@ A mutant file is a small grammar (see grader/mutants/README.md):
 
     # comment lines, kept for people: the mistake, and why it matters
     mistake: one line, what a hurried engineer did
-    anomaly: the anomaly the grader must name it with (grader/anomaly.cc)
+    anomaly: the anomaly the grader must name it with (grader/record/anomaly.cc)
     file: key_table.cc
     find:
     <lines, exactly as in the stage's file>

@@ -1,12 +1,12 @@
 // history.js: the grader's history, read for the page. The playground's /api/state carries the session's
-// history as History::to_json events (the grammar is at the top of grader/history.cc): an "invoke" and its
+// history as History::to_json events (the grammar is at the top of grader/record/history.cc): an "invoke" and its
 // completion ("ok", "fail", "unknown") share an op; "ended" is the server finishing an op the client gave up
 // on. These helpers pair them up and put them in words; they touch no DOM. LAB.md "The history format".
 //
 // Loaded first (index.html); render.js, reveal.js and playground.js use these names.
 'use strict';
 
-// "201 Created": the status line as a person reads it (grader/demo_scene.cc:status_line says the same).
+// "201 Created": the status line as a person reads it (grader/demo/demo_scene.cc:status_line says the same).
 const kStatusText = {
   200: 'OK', 201: 'Created', 400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required',
   404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Content Too Large',

@@ -2,7 +2,7 @@
 // its part of the state changed, so that focus, scroll and screen-reader announcements survive the
 // long poll (playground.js:render calls them in order). LAB.md "The day" (the show).
 //
-// The timeline is the server's SVG (grader/timeline_svg.cc), inserted as is; everything else is built here
+// The timeline is the server's SVG (grader/report/timeline_svg.cc), inserted as is; everything else is built here
 // from the state's JSON: narration, key table, ledger, accounts, the text log and the attempts table.
 'use strict';
 
@@ -107,7 +107,7 @@ function narrationItem(item) {
   return li;
 }
 
-// The timeline is the server's SVG (grader/timeline_svg.cc), inserted as is; redrawn only when it changed,
+// The timeline is the server's SVG (grader/report/timeline_svg.cc), inserted as is; redrawn only when it changed,
 // and the attempt that had the focus gets it back.
 function renderTimeline(svg) {
   const box = $('timeline');

@@ -150,7 +150,7 @@ function judge(ops, pending, state) {
   const history = state.history || [];
   const earlier = [...opsOf(history).values()].filter((o) => o.invoke && o.op <= pending.afterOp && sameKey(o.invoke.key, pending.key));
   // Who used the key before: this client, or another one (keys are global until stage 6). The history keeps
-  // enough of each bearer token to tell clients apart (grader/history.cc:redacted_header_value).
+  // enough of each bearer token to tell clients apart (grader/record/history.cc:redacted_header_value).
   const token = (request) => header(request, 'Authorization');
   const mine = earlier.filter((o) => token(o.invoke.request) === token(first));
   const others = earlier.filter((o) => token(o.invoke.request) !== token(first));

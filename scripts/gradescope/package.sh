@@ -8,8 +8,9 @@ stage_dir="$(mktemp -d)"
 trap 'rm -rf "$stage_dir"' EXIT
 
 cp "$root"/scripts/gradescope/{setup.sh,run_autograder,config.env,README.md} "$stage_dir/"
+# The grader's sources: main.cc and its rooms (grader/CMakeLists.txt), without the mutants' descriptions.
 mkdir -p "$stage_dir/lab/grader"
-cp "$root"/grader/*.cc "$root"/grader/*.h "$stage_dir/lab/grader/"
+(cd "$root/grader" && find . \( -name '*.cc' -o -name '*.h' \) -not -path './mutants/*' -exec cp --parents {} "$stage_dir/lab/grader/" \;)
 cp "$root/LAB.md" "$stage_dir/lab/"
 mkdir -p "$(dirname "$out")"
 rm -f "$out"

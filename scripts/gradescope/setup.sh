@@ -18,6 +18,6 @@ apt-get install -y -qq --no-install-recommends g++ nlohmann-json3-dev libssl-dev
 
 # g++ 11 or newer: C++20 with <latch> and std::jthread.
 g++ -std=c++20 -O2 -Wall -Wextra -I "$here/lab" \
-    $(ls "$here"/lab/grader/*.cc) -lcrypto -pthread -o "$here/grader"
+    $(find "$here/lab/grader" -name '*.cc') -lcrypto -pthread -o "$here/grader"
 "$here/grader" --help > /dev/null
 echo "setup.sh: built $here/grader"

@@ -1,4 +1,4 @@
-"""history_compare.py: do two grader histories (JSON Lines, the grammar at the top of grader/history.cc) tell
+"""history_compare.py: do two grader histories (JSON Lines, the grammar at the top of grader/record/history.cc) tell
 the same story? Used by playground_test.py: the playground's tour of a scenario must make the requests that
 `grader demo NAME --history FILE` makes, and get the same answers.
 

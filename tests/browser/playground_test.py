@@ -10,7 +10,7 @@ tour's history is the one `grader demo` makes, and free mode's predict-then-reve
          /?scenario=NAME&role=flawed&seed=1&step=0 and clicks #next until body[data-waiting=finished],
          answering #prediction by clicking a choice when it shows. After each step: the page shows the state
          (narration items, one g.attempt per invoke of the history, the rows of table#keys, #ledger,
-         #accounts). At the end: GET /api/history.jsonl is valid (grader/tests/validate_history.py) and tells
+         #accounts). At the end: GET /api/history.jsonl is valid (tests/grader/validate_history.py) and tells
          the same story as `grader demo NAME --history FILE` (history_compare.py says what is compared).
   free:  /?stand=stage1_naive: send with key k1, send again with k1, predict "replay": the reveal says
          new-debit, data-correct=false, and the ledger has 2 rows; on stage5_replay: replay, correct, 1 row.

@@ -1,0 +1,42 @@
+// stage_binaries.h: where the reference stage servers and wrong turns are, and the command line that
+// starts one of them, for the subcommands that run them by name (`grader day replay --stage 3`,
+// `grader demo`). LAB.md "The day", "The grader".
+//
+//   auto bin = find_stage_binary("3", "");        // "build/stages/stage3_fingerprint", or nullopt
+//   std::string cmd = stage_command(*bin, "--lease 2");
+//
+// The binaries are looked for in --bin-dir if given, else beside the grader (<build>/grader/../stages).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+// A reference stage server or a wrong turn: what the matrix grades, the day replays and the demo tells.
+struct StageServer {
+  std::string binary;                    // file name in the bin dir
+  std::string label;                     // short name: the matrix's column heading ("s3", "w-raw")
+  int stage = 0;                         // the stage it is (or the stage it got wrong)
+  std::optional<std::string> must_fail;  // wrong turns: the check named for the mistake
+};
+
+// Every stage server and wrong turn, stages first.
+const std::vector<StageServer>& stage_servers();
+
+// A stage by number ("1".."6") or a binary by name (a matrix subject: "wrong_select_then_insert", "w-sel").
+// Returns its path, or nullopt if it is unknown or not built.
+std::optional<std::string> find_stage_binary(const std::string& name, const std::string& bin_dir);
+
+// The folder the grader looks in by default: <the grader's own folder>/../stages.
+std::string default_bin_dir();
+
+// The grader's own path, for the commands it prints to repeat a run ("grader" alone is rarely on PATH).
+std::string grader_path();
+
+// The command line the grader starts a reference binary with: placeholders for the port, the database and
+// the admin token, lab controls on, the request log off; `extra` is appended.
+std::string stage_command(const std::string& binary_path, const std::string& extra = "");
+
+}  // namespace grader

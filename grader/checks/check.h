@@ -1,0 +1,63 @@
+// check.h: what a check is, and the list of them. LAB.md "The grader" (the checks).
+//
+// A check is one sentence a correct server makes true ("a retry after a lost response moves money once"),
+// with the stage whose lesson makes it true. Its body sends requests through a CheckRun and may add
+// findings; the auditor then judges the history (grader/record/audit.h). The check passes with no findings.
+//
+//   Check{.name = "stage2.lost-response-retry",
+//         .stage = 2,
+//         .title = "a retry after a lost response moves money once",
+//         .section = "Stage 2: a key table with a UNIQUE constraint",
+//         .hint = "store the key so a repeat finds it; a repeat must not execute again",
+//         .needs = Needs::Nothing,
+//         .run = lost_response_retry};
+//
+// Registrations name every field (designated initializers): four of them are strings, and a positional
+// list would let a title and a hint change places unnoticed. .own_server is given with Needs::OwnServer.
+//
+// Stage 0 is the contract: the shapes of every operation. If any stage-0 check fails nothing else runs.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "grader/wire/target.h"
+
+namespace grader {
+
+class CheckRun;
+
+enum class Needs {
+  Nothing,
+  Restart,  // crashes the server (Lab-Crash or SIGKILL): skipped with --url
+  OwnServer,  // runs on a server of its own, started with the check's --lease and --key-ttl: skipped with --url
+};
+
+struct Check {
+  std::string name;  // "stage<N>.<slug>", stable: --check takes it
+  int stage = 0;
+  std::string title;    // the sentence
+  std::string section;  // the LAB.md section that teaches it
+  std::string hint;     // one line: where to look when it fails
+  Needs needs = Needs::Nothing;
+  std::function<void(CheckRun&)> run;
+  // Needs::OwnServer: the values the check's own server is started with. A lease of a second or two lets
+  // a lease run out in real time as well as on the lab clock, so a server whose leases keep real time is
+  // tested too (LAB.md "What it assumes about time").
+  ServerFacts own_server{};
+};
+
+// The checks, stage by stage, in the order they run.
+std::vector<Check> contract_checks();
+std::vector<Check> stage1_checks();
+std::vector<Check> stage2_checks();
+std::vector<Check> stage3_checks();
+std::vector<Check> stage4_checks();
+std::vector<Check> stage5_checks();
+std::vector<Check> stage6_checks();
+Check sigkill_check();            // checks_sigkill.cc, part of stage 4
+std::vector<Check> all_checks();  // every stage, 0 to 6
+
+}  // namespace grader

@@ -1,0 +1,57 @@
+// check_helpers.cc: see check_helpers.h.
+#include "grader/checks/check_helpers.h"
+
+namespace grader {
+
+// Opening balances, in minor units: large enough for a few dozen transfers, random so every run differs.
+constexpr std::int64_t kMinOpening = 20'000;
+constexpr std::int64_t kMaxOpening = 90'000;
+
+TwoAccounts client_with_two_accounts(CheckRun& run, const std::string& role) {
+  auto& w = run.world();
+  ClientInfo& owner = w.client(role);
+  Account& from = w.account(owner, run.rng().between(kMinOpening, kMaxOpening));
+  Account& to = w.account(owner, run.rng().between(kMinOpening, kMaxOpening));
+  return {&owner, &from, &to};
+}
+
+std::int64_t affordable_amount(CheckRun& run, const Account& from) { return run.rng().between(100, from.opening / 40); }
+
+bool is_success(const Exchange& x) { return x.response && x.response->status / 100 == 2; }
+bool is_in_progress(const Exchange& x) {
+  return x.response && x.response->status == 409 && problem_type_of(*x.response) == "request-in-progress";
+}
+
+std::future<Exchange> send_in_background(CheckRun& run, const Attempt& attempt) {
+  return std::async(std::launch::async, [&run, attempt] { return run.send(attempt); });
+}
+int status_of(const Exchange& x) { return x.response ? x.response->status : 0; }
+
+std::optional<std::int64_t> entry_id(const Exchange& x) {
+  if (!x.response) return std::nullopt;
+  try {
+    auto j = nlohmann::json::parse(x.response->body);
+    if (j.is_object() && j.contains("id") && j["id"].is_number_integer()) return j["id"].get<std::int64_t>();
+  } catch (const nlohmann::json::exception&) {
+  }
+  return std::nullopt;
+}
+
+}  // namespace grader
+
+namespace grader {
+
+Anomaly anomaly_of_wrong_answer(const Exchange& x, Anomaly if_success) {
+  if (!x.response) return Anomaly::NoResponse;
+  if (x.response->status >= 200 && x.response->status < 300) return if_success;
+  if (is_in_progress(x)) return Anomaly::StuckKey;
+  return Anomaly::WrongStatus;
+}
+
+Anomaly anomaly_of_early_answer(CheckRun& run, const Exchange& x, const Intent& intent) {
+  if (!is_success(x)) return Anomaly::WrongStatus;
+  auto seen = run.observe(intent);
+  return seen == 0 ? Anomaly::InFlightLie : seen > 1 ? Anomaly::DoubleApply : Anomaly::WrongStatus;
+}
+
+}  // namespace grader

@@ -1,0 +1,50 @@
+// check_helpers.h: small set-ups and predicates the check files share, so each check reads as its story.
+#pragma once
+
+#include <future>
+#include <string>
+
+#include "grader/checks/check_run.h"
+
+namespace grader {
+
+struct TwoAccounts {
+  ClientInfo* owner = nullptr;
+  Account* from = nullptr;
+  Account* to = nullptr;
+};
+
+// A new client with two accounts of random opening balances (the world's currency).
+TwoAccounts client_with_two_accounts(CheckRun& run, const std::string& role);
+// An amount the source can afford several times over.
+std::int64_t affordable_amount(CheckRun& run, const Account& from);
+
+// Names a wrong answer to a request that should have been refused: a success is `if_success` (the server
+// answered as if it were a new or the same request); a 409 in progress while nothing runs is a stuck key;
+// any other status is a wrong status.
+Anomaly anomaly_of_wrong_answer(const Exchange& x, Anomaly if_success);
+
+// Names what is wrong with an answer that came while the first request was still running: a success with
+// no money in the ledger yet is the in-flight lie; one with a second transfer is a double apply.
+Anomaly anomaly_of_early_answer(CheckRun& run, const Exchange& x, const Intent& intent);
+
+// A request on its own thread (a slow first request), while the check goes on and sends its repeat.
+std::future<Exchange> send_in_background(CheckRun& run, const Attempt& attempt);
+
+bool is_success(const Exchange& x);  // any 2xx
+bool is_in_progress(const Exchange& x);  // 409 request-in-progress
+int status_of(const Exchange& x);    // 0 when no response
+// The "id" member of a JSON body, if there is one.
+std::optional<std::int64_t> entry_id(const Exchange& x);
+
+// Lab controls (LAB.md "Lab controls"): how long a race needs, not longer.
+constexpr const char* kLabDelay = "Lab-Delay-Ms";
+constexpr const char* kLabCrash = "Lab-Crash";
+constexpr const char* kLabFail = "Lab-Fail";
+// The delay a burst holds its winner in, so losers arrive while it runs (milliseconds).
+constexpr int kBurstDelayMs = 300;
+// A slow first request, and how long after it a repeat is sent (it must land inside the delay).
+constexpr int kSlowFirstDelayMs = 500;
+constexpr std::chrono::milliseconds kRepeatAfter{150};
+
+}  // namespace grader

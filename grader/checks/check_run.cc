@@ -1,0 +1,382 @@
+// check_run.cc: see check_run.h.
+#include "grader/checks/check_run.h"
+
+#include <algorithm>
+#include <latch>
+#include <set>
+#include <thread>
+
+#include "grader/record/audit.h"
+
+namespace grader {
+namespace {
+
+// A client's patience in settle(): how long it keeps retrying, and how fast. The grader retries sooner
+// than a Retry-After of seconds would ask: the lab's delays are a few hundred milliseconds.
+constexpr std::chrono::milliseconds kSettlePatience{12'000};
+constexpr std::chrono::milliseconds kFirstBackoff{10};
+constexpr std::chrono::milliseconds kMaxBackoff{100};
+// 409s in a row before settle(lease_takeover) lets the lease run out: enough to see the key is held.
+constexpr int kInProgressBeforeTakeover = 2;
+// Past the lease by this much, so "expired" is not decided by a rounding of the server's clock.
+constexpr std::int64_t kLeaseMarginMs = 1'000;
+// A lease this short (seconds) is waited out in real time too when the lab clock was not enough: the
+// checks that start a server of their own give it one (Needs::OwnServer).
+constexpr std::int64_t kShortLeaseSeconds = 2;
+constexpr std::int64_t kRealLeaseMarginMs = 200;
+// The audit's quiet moment: readings of the ledger and the balances until two in a row agree. Once every
+// request has ended nothing should write, so two readings normally suffice; the bound only stops a server
+// that keeps writing on its own (or another client of a --url server) from holding the grader forever.
+constexpr int kMaxQuietReadings = 10;
+constexpr std::chrono::milliseconds kQuietPause{50};
+
+// Where to look when a connection was turned away before any answer: the server's plumbing, not its lesson.
+constexpr const char* kTransportHint =
+    "accept connections promptly and serve requests on more than one thread, with a listen backlog of at least "
+    "the burst (the lab's servers listen with 1024): the grader sends up to 32 requests at once";
+
+// How the connection failed before any answer came, or "" if it did not: refused or never accepted (the
+// connect failed; nothing was sent), or reset (wire.cc's errors carry the system's words for each).
+std::string connection_turned_away(const Exchange& x) {
+  if (x.response) return "";
+  const bool connecting = x.error.rfind("cannot connect", 0) == 0;
+  if (connecting && x.error.find("Connection refused") != std::string::npos) return "refused";
+  if (connecting && x.error.find("timed out") != std::string::npos) return "never accepted (connect timed out)";
+  if (x.error.find("Connection reset") != std::string::npos || x.error.find("Broken pipe") != std::string::npos)
+    return "reset";
+  return "";
+}
+
+std::string shorten(std::string text, std::size_t max = 600) {
+  if (text.size() > max) text = text.substr(0, max) + "... (" + std::to_string(text.size()) + " bytes)";
+  return text;
+}
+
+}  // namespace
+
+std::string problem_type_of(const HttpResponse& res) {
+  try {
+    auto j = nlohmann::json::parse(res.body);
+    if (j.is_object() && j.contains("type") && j["type"].is_string()) {
+      std::string type = j["type"];
+      auto slash = type.rfind('/');
+      return slash == std::string::npos ? type : type.substr(slash + 1);
+    }
+  } catch (const nlohmann::json::exception&) {
+  }
+  return "";
+}
+
+std::string show_request(const Attempt& a) {
+  std::string out = "POST " + a.path + "\n";
+  for (const auto& [name, value] : a.to_request().headers)
+    out += "  " + name + ": " + redacted_header_value(name, value) + "\n";
+  return out + "  " + shorten(a.body);
+}
+
+std::string show_exchange(const Exchange& x) {
+  if (!x.response) return "no response (" + x.error + ")";
+  std::string out = std::to_string(x.response->status);
+  for (const char* name : {"Content-Type", "Idempotent-Replayed", "Retry-After"})
+    if (auto v = x.response->header(name)) out += "\n  " + std::string(name) + ": " + *v;
+  return out + "\n  " + shorten(x.response->body);
+}
+
+CheckRun::CheckRun(const Check& check, Target& target, History& history, std::uint64_t seed, const std::string& nonce,
+                   std::int64_t ledger_known_end)
+    : check_(check),
+      target_(target),
+      history_(history),
+      api_(target),
+      rng_(Rng::for_check(seed, check.name)),
+      world_(api_, rng_, nonce),
+      in_flight_(history) {
+  ledger_start_ = api_.ledger_end(ledger_known_end);
+}
+
+Exchange CheckRun::send(const Attempt& a, std::chrono::milliseconds connect_patience) {
+  HttpRequest req = a.to_request();
+  auto op = history_.invoke(check_.name, a.intent ? a.intent->id : "-", a.key_header, req);
+  std::optional<Connection> unfinished;  // lost or timed out: the client gives up, the observer does not
+  Exchange x = a.lose_response
+                   ? send_unread(target_.address(), req, &unfinished)
+                   : exchange(target_.address(), req, kResponseTimeout, connect_patience, &unfinished);
+  history_.complete(op, x);
+  remember_op(x, op);
+  if (unfinished) in_flight_.watch(op, std::move(*unfinished));
+  return x;
+}
+
+void CheckRun::remember_op(const Exchange& x, std::int64_t op) {
+  std::lock_guard lock(ops_mutex_);
+  op_of_exchange_[x.done_ns] = op;
+}
+
+std::vector<Exchange> CheckRun::send_simultaneously(const std::vector<Attempt>& attempts) {
+  largest_burst_ = std::max(largest_burst_, attempts.size());
+  std::vector<Exchange> results(attempts.size());
+  std::latch ready(static_cast<std::ptrdiff_t>(attempts.size()));
+  std::latch go(1);
+  std::vector<std::jthread> threads;
+  for (std::size_t i = 0; i < attempts.size(); ++i) {
+    threads.emplace_back([&, i] {
+      const Attempt& a = attempts[i];
+      Exchange& x = results[i];
+      const Address to = target_.address();  // several instances: the burst is spread over all of them
+      std::string wire = a.to_request().to_wire(to);
+      auto connection = Connection::open_patiently(to, kConnectPatience, &x.error);
+      // Everything but the last byte now: the server has the request except its end, and waits.
+      bool primed = connection && connection->send_all(std::string_view(wire).substr(0, wire.size() - 1), &x.error);
+      ready.count_down();
+      go.wait();
+      auto op = history_.invoke(check_.name, a.intent ? a.intent->id : "-", a.key_header, a.to_request());
+      bool timed_out = false;  // the client gave up waiting: the server may still run it
+      if (primed) {
+        x.maybe_reached = true;
+        if (connection->send_all(std::string_view(wire).substr(wire.size() - 1), &x.error)) {
+          x.sent_ns = monotonic_ns();
+          x.response = connection->read_response(kResponseTimeout, &x.error, &timed_out);
+        }
+      }
+      x.done_ns = monotonic_ns();
+      history_.complete(op, x);
+      remember_op(x, op);
+      if (timed_out) in_flight_.watch(op, std::move(*connection));
+    });
+  }
+  ready.wait();
+  go.count_down();  // the last bytes leave within microseconds of each other
+  threads.clear();  // joins
+  return results;
+}
+
+Exchange CheckRun::settle(const Attempt& a, Settle how) {
+  auto deadline = std::chrono::steady_clock::now() + kSettlePatience;
+  auto backoff = kFirstBackoff;
+  int in_progress = 0, lease_advances = 0;
+  for (;;) {
+    Exchange x = send(a);
+    bool retry = false;
+    if (x.response) {
+      int s = x.response->status;
+      if (s == 409 && problem_type_of(*x.response) == "request-in-progress") {
+        if (how.nothing_running) return x;
+        retry = true;
+        if (how.lease_takeover && ++in_progress >= kInProgressBeforeTakeover) {
+          // First the lab clock; if the key is still held after that, the server's leases may keep real
+          // time: on a short lease, wait it out as well.
+          if (++lease_advances > 1) wait_out_lease_in_real_time();
+          advance_past_lease();
+          in_progress = 0;
+        }
+      } else if (s == 409) {
+        report_unretried_409(a, x);
+      } else if (s == 503) {
+        retry = true;
+      }
+    } else {
+      retry = true;
+      if (!target_.alive()) {
+        if (!how.restart_if_down || !target_.can_restart()) return x;
+        history_.fault(check_.name, "restart", "the server was down after " + x.error);
+        restart();
+      }
+    }
+    if (!retry || std::chrono::steady_clock::now() + backoff > deadline) return x;
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min(backoff * 2, kMaxBackoff);
+  }
+}
+
+std::int64_t CheckRun::moves(const Intent& intent) {
+  return static_cast<std::int64_t>(entries_of(intent, api_.ledger_after(ledger_start_)).size());
+}
+
+std::int64_t CheckRun::observe(const Intent& intent) {
+  auto n = moves(intent);
+  history_.observe(check_.name, intent.id, n);
+  return n;
+}
+
+void CheckRun::advance_clock_ms(std::int64_t ms, const std::string& why) {
+  history_.fault(check_.name, "clock", "advance " + std::to_string(ms) + " ms: " + why);
+  api_.advance_clock_ms(ms);
+}
+
+void CheckRun::advance_past_lease() {
+  advance_clock_ms(target_.facts().lease_seconds * 1000 + kLeaseMarginMs, "let the lease run out");
+}
+
+void CheckRun::wait_out_lease_in_real_time() {
+  const std::int64_t lease_seconds = target_.facts().lease_seconds;
+  if (lease_seconds > kShortLeaseSeconds) return;
+  history_.fault(check_.name, "wait", "let the lease run out in real time too");
+  std::this_thread::sleep_for(std::chrono::milliseconds(lease_seconds * 1000 + kRealLeaseMarginMs));
+}
+
+void CheckRun::crashed_on_purpose(const std::string& how) {
+  if (!target_.can_restart()) throw CheckAborted("this check crashes the server; it needs --server");
+  history_.fault(check_.name, "lab-crash", how);
+  target_.restart_after_crash();
+  history_.fault(check_.name, "restart", "same database, " + target_.address().authority());
+}
+
+void CheckRun::sigkill(const std::string& why) {
+  history_.fault(check_.name, "sigkill", why);
+  target_.sigkill();
+}
+
+void CheckRun::restart() {
+  target_.restart_after_crash();
+  history_.fault(check_.name, "restart", "same database, " + target_.address().authority());
+}
+
+void CheckRun::add_finding(Finding finding) { findings_.push_back(std::move(finding)); }
+
+void CheckRun::fail(Anomaly anomaly, std::string what, const Attempt* attempt, const Exchange* x,
+                    std::string expected) {
+  add_finding(finding_with_evidence(anomaly, std::move(what), attempt, x, std::move(expected)));
+}
+
+void CheckRun::add_to_last_finding(const std::string& words) {
+  if (!findings_.empty()) findings_.back().what += words;
+}
+
+Finding CheckRun::finding_with_evidence(Anomaly anomaly, std::string what, const Attempt* attempt,
+                                        const Exchange* x, std::string expected) {
+  std::string hint;
+  // A connection turned away while the server runs is a transport fault, not the lesson's: say so, and point
+  // at the server's accept queue and threads. The check still fails: clients would see these errors too.
+  if (std::string how = x ? connection_turned_away(*x) : ""; !how.empty() && target_.alive()) {
+    // Linux drops a connection that finds the listen queue full (the connect times out) or, set to, resets
+    // it; it refuses one only when nothing listens on the port.
+    const std::string why =
+        how == "refused" ? "nothing listened on the server's port, though its process runs"
+        : largest_burst_ > 1
+            ? "the server's listen backlog or thread pool is too small for a burst of " + std::to_string(largest_burst_)
+            : "the server's listen backlog or thread pool is too small for the requests this check sends";
+    anomaly = Anomaly::NoResponse;
+    what += "; the connection was " + how + " before any answer: " + why + " (this is not an idempotency fault)";
+    hint = kTransportHint;
+  }
+  // The attempt the finding shows, as the history recorded it: the report's timeline marks it.
+  std::vector<std::int64_t> ops;
+  if (x) {
+    std::lock_guard lock(ops_mutex_);
+    if (auto it = op_of_exchange_.find(x->done_ns); it != op_of_exchange_.end()) ops.push_back(it->second);
+  }
+  return Finding{.anomaly = anomaly,
+                 .what = std::move(what),
+                 .sent = attempt ? show_request(*attempt) : "",
+                 .received = x ? show_exchange(*x) : "",
+                 .expected = std::move(expected),
+                 .hint = std::move(hint),
+                 .intent = attempt && attempt->intent ? attempt->intent->id : "",
+                 .ops = std::move(ops)};
+}
+
+// The contract's only 409 is request-in-progress, which a client retries; any other 409 it takes as final.
+// Said here, where the grader stops retrying: the check that reads the answer would only see a wrong status.
+void CheckRun::report_unretried_409(const Attempt& a, const Exchange& x) {
+  std::string type = problem_type_of(*x.response);
+  if (type.empty()) type = "(not a problem document)";
+  fail(Anomaly::WrongStatus,
+       (a.intent ? "intent " + a.intent->id + ": " : "") + "409 " + type +
+           " is not request-in-progress: a client does not retry it, and the contract has no other 409",
+       &a, &x, "409 only as request-in-progress (retried until the first request ends); any other outcome has "
+               "its own status");
+  unretried_409s_.insert(x.done_ns);
+}
+
+bool CheckRun::expect_status(const Exchange& x, const Attempt& a, std::initializer_list<int> statuses,
+                             const std::string& problem_type, Anomaly anomaly) {
+  std::string want;
+  for (int s : statuses) want += (want.empty() ? "" : " or ") + std::to_string(s);
+  if (!problem_type.empty()) want += " application/problem+json type /problems/" + problem_type;
+  std::string who = a.intent ? "intent " + a.intent->id + ": " : "";
+  if (!x.response) {
+    fail(Anomaly::NoResponse, who + "no response", &a, &x, want);
+    return false;
+  }
+  bool status_ok = false;
+  for (int s : statuses) status_ok = status_ok || x.response->status == s;
+  if (!status_ok) {
+    if (unretried_409s_.count(x.done_ns)) return false;  // settle() has said why this 409 is wrong
+    fail(anomaly, who + "answered " + std::to_string(x.response->status) + ", expected " + want, &a, &x, want);
+    return false;
+  }
+  if (!problem_type.empty() && problem_type_of(*x.response) != problem_type) {
+    fail(anomaly, who + "answered " + std::to_string(x.response->status) + " but not the problem type " + problem_type,
+         &a, &x, want);
+    return false;
+  }
+  const std::string media = x.response->media_type();
+  if (!problem_type.empty() && media != "application/problem+json") {
+    // The right problem in another envelope: not another outcome, but a client that tells a problem by its
+    // media type will not see one. A replay (Idempotent-Replayed: true) did not replay its stored Content-Type.
+    bool replayed = x.response->header("Idempotent-Replayed").value_or("") == "true";
+    Finding finding = finding_with_evidence(
+        replayed ? Anomaly::ReplayMismatch : Anomaly::ContractShape,
+        who + "answered " + std::to_string(x.response->status) + " " + problem_type +
+            ": the body is the right problem, but its Content-Type is " + (media.empty() ? "missing" : media) +
+            ", not application/problem+json",
+        &a, &x, want);
+    finding.hint = replayed ? "store the response's Content-Type with its body, and replay both"
+                            : "send every problem with Content-Type: application/problem+json";
+    add_finding(std::move(finding));
+    return false;
+  }
+  return true;
+}
+
+// The audit reads the ledger and then each balance: separate requests, so a write committing between
+// them would show money the ledger does not explain (or the reverse). A reading counts only when the
+// next one finds the same entries and the same balances: nothing moved in between.
+CheckRun::Reading CheckRun::read_quietly() {
+  std::set<std::int64_t> ours;
+  for (const auto& account : world_.accounts()) ours.insert(account.id);
+  auto read = [&] {
+    Reading r{api_.ledger_after(ledger_start_), {}};
+    for (const auto& account : world_.accounts())
+      r.balances[account.id] = api_.account(account.id, account.owner_token).balance;
+    return r;
+  };
+  // The entries that concern this check: a --url server may be shared, and other clients' writes there
+  // do not make this check's moment less quiet.
+  auto ids = [&](const Reading& r) {
+    std::vector<std::int64_t> out;
+    for (const auto& e : r.ledger) {
+      bool mine = ours.count(e.from_account) || (e.to_account && ours.count(*e.to_account));
+      for (const auto& intent : world_.intents()) mine = mine || !entries_of(intent, {e}).empty();
+      if (mine) out.push_back(e.id);
+    }
+    return out;
+  };
+  Reading last = read();
+  for (int n = 2; n <= kMaxQuietReadings; ++n) {
+    Reading next = read();
+    if (ids(next) == ids(last) && next.balances == last.balances) return next;
+    last = std::move(next);
+    std::this_thread::sleep_for(kQuietPause);
+  }
+  add_caveat("after every request had ended, the ledger or the balances still changed between each two of " +
+             std::to_string(kMaxQuietReadings) + " readings " + std::to_string(kQuietPause.count()) +
+             " ms apart; judged on the last reading");
+  return last;
+}
+
+void CheckRun::add_caveat(const std::string& text) { caveat_ += (caveat_.empty() ? "" : "\n") + ("note:   " + text); }
+
+void CheckRun::finish() {
+  // Has every request the check sent ended? A lost or timed-out one may still run on a slow server; the
+  // audit waits for it (bounded by kWatchPatience), so its money is in the ledger or never will be.
+  for (const auto& late : in_flight_.wait_all()) add_caveat(late);
+  if (!target_.alive() && target_.can_restart()) restart();  // a crash nobody asked for: judge what is left
+  Reading now = read_quietly();
+  for (const auto& account : world_.accounts()) before_[account.id] = account.opening;
+  after_ = now.balances;
+  auto found = audit(world_.intents(), world_.accounts(), history_.of_check(check_.name), now.ledger, after_);
+  findings_.insert(findings_.end(), found.begin(), found.end());
+}
+
+}  // namespace grader

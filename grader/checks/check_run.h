@@ -1,0 +1,155 @@
+// check_run.h: what a check body uses to talk to the server, record the history and report findings.
+// LAB.md "The grader".
+//
+//   void lost_response_retry(CheckRun& run) {
+//     World& w = run.world();
+//     ClientInfo& alice = w.client("alice");
+//     Account& from = w.account(alice, 50'000);
+//     Intent& pay = w.transfer(alice, from, w.account(alice, 0), 700);
+//     pay.expect_moves = 1;                            // the auditor checks the money in finish()
+//     run.send(pay.attempt().lost());                  // the response is lost on the client side
+//     const Attempt retry = pay.attempt();
+//     Exchange x = run.settle(retry);                  // retry until a definite answer
+//     run.expect_status(x, retry, {200, 201});         // else a finding, the exchange as its evidence
+//   }
+//
+// Sending never re-sends on its own: settle() is the only place that retries, and only what a client
+// would retry (409 in progress, 503, no response). A request whose answer the client gives up on (lost on
+// purpose, or timed out) is still watched until the server ends it (grader/record/in_flight.h), and finish()
+// audits only once every request has ended. Thread safety: one thread, except inside send_simultaneously,
+// which records from one thread per request, and checks that send from threads of their own (send and
+// the history are safe for that).
+#pragma once
+
+#include <initializer_list>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "grader/record/anomaly.h"
+#include "grader/record/audit.h"
+#include "grader/checks/check.h"
+#include "grader/record/history.h"
+#include "grader/record/in_flight.h"
+#include "grader/wire/lab_api.h"
+#include "grader/wire/target.h"
+#include "grader/record/world.h"
+
+namespace grader {
+
+struct Settle {
+  bool lease_takeover = false;  // after a few 409s, advance the lab clock past the lease and go on
+  bool restart_if_down = true;  // a dead server (a crash the check caused) is restarted
+  bool nothing_running = false;  // no request with this key is running: a 409 in progress is a stuck key,
+                                 // returned at once instead of waited out
+};
+
+// Thrown by a check that cannot go on (setup failed, the server is gone); the check fails with it.
+struct CheckAborted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class CheckRun {
+ public:
+  // ledger_known_end: an entry id known to be in the ledger already, so the start of this check is found by
+  // paging from there rather than from the first entry (`grader soak` runs a thousand rounds on one server).
+  CheckRun(const Check& check, Target& target, History& history, std::uint64_t seed, const std::string& nonce,
+           std::int64_t ledger_known_end = 0);
+
+  World& world() { return world_; }
+  LabApi& api() { return api_; }
+  Rng& rng() { return rng_; }
+  Target& target() { return target_; }
+  const Check& check() const { return check_; }
+
+  // One attempt, recorded: invoke, then ok / fail / unknown.
+  Exchange send(const Attempt& attempt, std::chrono::milliseconds connect_patience = kConnectPatience);
+  // All at once: each connection gets all but its last byte, then the last bytes go out together.
+  std::vector<Exchange> send_simultaneously(const std::vector<Attempt>& attempts);
+  // A client's patience: retry on 409 request-in-progress, 503 and no response until a definite answer. A 409
+  // of another problem type is not retried: it is given back, and reported as a finding here (the contract
+  // has no other 409), so expect_status does not report it again.
+  Exchange settle(const Attempt& attempt, Settle how = {});
+  // Records what the ledger holds for the intent now (the auditor's rule A3 reads it).
+  std::int64_t observe(const Intent& intent);
+  std::int64_t moves(const Intent& intent);  // ledger entries for the intent now, not recorded
+
+  void advance_clock_ms(std::int64_t ms, const std::string& why);
+  void advance_past_lease();
+  // On a server of its own with a short lease (Needs::OwnServer): sleeps until the lease is over in real
+  // time too, for servers whose leases keep real time. Does nothing when the lease is not short.
+  void wait_out_lease_in_real_time();
+  void crashed_on_purpose(const std::string& how);  // waits for the end of the process, restarts it
+  void sigkill(const std::string& why);             // SIGKILL of the group now; restart with restart()
+  void restart();
+
+  // Findings: every failed expectation of the check is added through these, and only these.
+  //   run.add_finding({.anomaly = Anomaly::PolicyMismatch, .what = "\"stored_statuses\" does not list 201",
+  //                    .operation = "GET /idempotency-policy", .received = got});
+  // fail() is the same with a request the check sent as its evidence: the attempt and its exchange are shown
+  // as sent and received, and a finding whose exchange lost its connection before any answer (refused, reset,
+  // never accepted) is named a transport fault (no-response, with a hint about the server's accept queue and
+  // threads), whatever the check asked. expect_status fails (with the exchange as evidence) unless the status
+  // is one of those given and, if problem_type is not empty, the body is a problem+json of that type.
+  void add_finding(Finding finding);
+  void fail(Anomaly anomaly, std::string what, const Attempt* attempt = nullptr, const Exchange* x = nullptr,
+            std::string expected = "");
+  bool expect_status(const Exchange& x, const Attempt& attempt, std::initializer_list<int> statuses,
+                     const std::string& problem_type = "", Anomaly anomaly = Anomaly::WrongStatus);
+  // Appends words to the last finding's `what`: the case a loop was trying when it failed (" (amount 0)").
+  void add_to_last_finding(const std::string& words);
+  const std::vector<Finding>& findings() const { return findings_; }
+
+  // After the body: waits for every request the check sent to end, reads the ledger and the balances
+  // from one quiet moment, and adds the auditor's findings.
+  void finish();
+  std::int64_t ledger_start() const { return ledger_start_; }
+  const Balances& balances_before() const { return before_; }
+  const Balances& balances_after() const { return after_; }
+  // What the verdict rests on that the grader could not see (a request that never ended, a ledger that
+  // never held still): empty when it saw everything. The report prints it.
+  const std::string& caveat() const { return caveat_; }
+
+ private:
+  const Check& check_;
+  Target& target_;
+  History& history_;
+  LabApi api_;
+  Rng rng_;
+  World world_;
+  std::int64_t ledger_start_ = 0;  // the last ledger id before the check began
+  // The ledger since ledger_start_ and the world's balances, read at one quiet moment.
+  struct Reading {
+    std::vector<LedgerEntry> ledger;
+    Balances balances;
+  };
+  Reading read_quietly();
+  void add_caveat(const std::string& text);
+
+  void report_unretried_409(const Attempt& attempt, const Exchange& x);
+  // fail()'s finding, before it is added: the attempt and the exchange as evidence, a transport fault named.
+  Finding finding_with_evidence(Anomaly anomaly, std::string what, const Attempt* attempt, const Exchange* x,
+                                std::string expected);
+
+  // The history op each recorded exchange completed, by the exchange's done_ns: a finding with an exchange
+  // as evidence names its op, so the report's timeline marks that attempt (grader/report/timeline_svg.h).
+  void remember_op(const Exchange& x, std::int64_t op);
+  std::mutex ops_mutex_;
+  std::map<std::int64_t, std::int64_t> op_of_exchange_;  // guarded by ops_mutex_ (bursts record from threads)
+
+  std::vector<Finding> findings_;
+  std::set<std::int64_t> unretried_409s_;  // done_ns of the 409s settle() gave back and reported
+  std::size_t largest_burst_ = 0;          // the most requests send_simultaneously sent at once
+  Balances before_, after_;
+  std::string caveat_;
+  InFlight in_flight_;  // joins its watches when destroyed, also when a check threw before finish()
+};
+
+// Text forms used in findings and reports.
+std::string show_request(const Attempt& attempt);
+std::string show_exchange(const Exchange& x);
+std::string problem_type_of(const HttpResponse& res);  // "/problems/x" -> "x"; "" if not a problem
+
+}  // namespace grader

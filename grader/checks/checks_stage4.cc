@@ -1,0 +1,215 @@
+// checks_stage4.cc: stage 4, two phases. LAB.md "Stage 4".
+//
+// The key is claimed (in_progress) before the work and completed in the same transaction as the money.
+// So a repeat while the first request runs hears 409, a crash leaves an honest in_progress claim that a
+// retry takes over once its lease runs out (lab clock), and a first request whose lease was taken over is
+// fenced out. The SIGKILL check is in checks_sigkill.cc.
+#include <thread>
+
+#include "grader/checks/check_helpers.h"
+
+namespace grader {
+namespace {
+
+// The lease checks run on a server of their own with a lease of one second, so that a server whose leases
+// keep real time can be seen to take over and to fence (LAB.md "What it assumes about time").
+const ServerFacts kShortLease{.lease_seconds = 1, .key_ttl_seconds = 86'400};
+// A first request that outlives a one-second lease in real time, with room for a slow machine.
+constexpr int kRealLeaseSlowFirstDelayMs = 2'500;
+
+// A success must only come once the money is in the ledger: look right away (the auditor's rule A3).
+void observe_if_success(CheckRun& run, const Exchange& x, const Intent& intent) {
+  if (is_success(x)) run.observe(intent);
+}
+
+void in_flight_repeat(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  pay.expect_moves = 1;
+  auto first = send_in_background(run, pay.attempt().with_header(kLabDelay, std::to_string(kSlowFirstDelayMs)));
+  std::this_thread::sleep_for(kRepeatAfter);  // the first has claimed the key and sleeps
+  Attempt repeat = pay.attempt();
+  Exchange x = run.send(repeat);
+  if (run.expect_status(x, repeat, {409}, "request-in-progress", anomaly_of_early_answer(run, x, pay)) &&
+      !x.response->header("Retry-After"))
+    run.fail(Anomaly::ContractShape, "409 without a Retry-After header", &repeat, &x);
+  Exchange original = first.get();
+  Exchange after = run.settle(repeat);  // afterwards: the result
+  run.expect_status(after, repeat, {201});
+  if (entry_id(original) && entry_id(after) && entry_id(original) != entry_id(after))
+    run.fail(Anomaly::ReplayMismatch,
+             "the repeat after completion names transfer " + std::to_string(*entry_id(after)) +
+                 ", the first request created " + std::to_string(*entry_id(original)),
+             &repeat, &after);
+}
+
+void crash_before_money(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  pay.expect_moves = 1;
+  Attempt crash = pay.attempt().with_header(kLabCrash, "before-money");
+  const auto crashed_at = std::chrono::steady_clock::now();
+  Exchange x = run.send(crash);
+  if (x.response) return run.fail(Anomaly::WrongStatus, "Lab-Crash: before-money did not crash the server", &crash, &x);
+  run.crashed_on_purpose("Lab-Crash: before-money");
+  // (A server slow to restart may have let a real-time lease run out already: then executing is right.)
+  const bool within_lease =
+      std::chrono::steady_clock::now() - crashed_at < std::chrono::seconds(run.target().facts().lease_seconds);
+  // The claim is still held until its lease runs out: a retry now must not execute, and must not be told
+  // success (the money did not move). The server cannot know yet that the holder is dead: another
+  // instance of it could be running the request.
+  Attempt retry = pay.attempt();
+  Exchange early = run.send(retry);
+  observe_if_success(run, early, pay);
+  if (is_success(early) && run.moves(pay) == 0)
+    run.fail(Anomaly::LostWrite,
+             "the server crashed on the first request (Lab-Crash: before-money, before its money moved); this retry, "
+             "sent right after the restart, was told success, and no money had moved",
+             &retry, &early, "409 request-in-progress until the lease runs out, then the retry executes");
+  else if (is_success(early) && within_lease)
+    run.fail(Anomaly::WrongStatus,
+             "right after the crash a retry executed at once, while the crashed request's claim was still within "
+             "its lease: a claim is known dead only when its lease is over",
+             &retry, &early, "409 request-in-progress until the lease runs out, then the retry executes");
+  if (early.response && early.response->status != 409 && early.response->status != 503) return;  // answered
+  // After the lease, a retry takes the claim over and moves the money once.
+  Exchange done = run.settle(pay.attempt(), Settle{.lease_takeover = true});
+  observe_if_success(run, done, pay);
+  run.expect_status(done, pay.attempt(), {201}, "", anomaly_of_wrong_answer(done, Anomaly::WrongStatus));
+}
+
+void crash_after_money(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  pay.expect_moves = 1;
+  Attempt crash = pay.attempt().with_header(kLabCrash, "after-money");
+  Exchange x = run.send(crash);
+  if (x.response) return run.fail(Anomaly::WrongStatus, "Lab-Crash: after-money did not crash the server", &crash, &x);
+  run.crashed_on_purpose("Lab-Crash: after-money");
+  Exchange done = run.settle(pay.attempt(), Settle{.lease_takeover = true});
+  run.expect_status(done, pay.attempt(), {200, 201}, "", anomaly_of_wrong_answer(done, Anomaly::WrongStatus));
+}
+
+// A slow first request whose lease runs out while it sleeps, and a retry that takes the claim over.
+// real_time: wait the (short) lease out in real time as well as on the lab clock, for a server whose leases
+// keep real time; the first request sleeps long enough for that. Returns false when the retry found the
+// key still held after all (409 in progress): nothing was taken over.
+bool fence_round(CheckRun& run, bool real_time) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  pay.expect_moves = 1;
+  const int delay_ms = real_time ? kRealLeaseSlowFirstDelayMs : kSlowFirstDelayMs;
+  Attempt slow = pay.attempt().with_header(kLabDelay, std::to_string(delay_ms));
+  auto first = send_in_background(run, slow);
+  std::this_thread::sleep_for(kRepeatAfter);
+  run.advance_past_lease();  // the slow one still sleeps, but its lease is over
+  if (real_time) run.wait_out_lease_in_real_time();
+  Attempt retry = pay.attempt();
+  Exchange taken = run.send(retry);
+  if (is_in_progress(taken) && !real_time) {  // the lab clock was not enough: try again on real time
+    observe_if_success(run, first.get(), pay);
+    return false;
+  }
+  // No takeover (409 after the lease ran out) is a key stuck in progress, not a broken fence.
+  run.expect_status(taken, retry, {201}, "",
+                    is_success(taken) ? anomaly_of_early_answer(run, taken, pay)
+                                      : anomaly_of_wrong_answer(taken, Anomaly::WrongStatus));
+  Exchange fenced = first.get();
+  observe_if_success(run, fenced, pay);
+  if (!is_success(taken)) return true;  // nothing was taken over, so there is no fence to judge
+  if (run.moves(pay) > 1)
+    run.fail(Anomaly::FenceBroken, "the first request moved money after its lease was taken over", &slow, &fenced,
+             "409: the fenced request rolls back");
+  else if (is_success(fenced))
+    run.fail(Anomaly::FenceBroken, "the request whose lease was taken over was told success too", &slow, &fenced,
+             "409: only the request that took the lease over completes");
+  return true;
+}
+
+// On a server of its own with a lease of one second: first on the lab clock (fast); if the server's lease
+// did not end with it, again with the lease run out in real time.
+void lease_fencing(CheckRun& run) {
+  if (!fence_round(run, false)) fence_round(run, true);
+}
+
+void overdraft_key_not_stuck(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& big = run.world().transfer(*alice, *from, *to, from->opening + run.rng().between(1, 5'000));
+  big.max_moves = 0;
+  run.expect_status(run.settle(big.attempt()), big.attempt(), {402}, "insufficient-funds");
+  Exchange again = run.settle(big.attempt());
+  Anomaly why = again.response && again.response->status == 409 ? Anomaly::StuckKey
+                : is_success(again)                             ? Anomaly::LostWrite
+                                                                : Anomaly::WrongStatus;
+  run.expect_status(again, big.attempt(), {402}, "insufficient-funds", why);
+}
+
+// A failure that is not the request's own (the database busy: 503) rolls the money back, so it must free
+// the key too: the client's retry then runs at once, instead of hearing 409 until the lease runs out.
+void busy_releases_key(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  pay.expect_moves = 1;
+  Attempt busy = pay.attempt().with_header(kLabFail, "busy");
+  if (!run.expect_status(run.send(busy), busy, {503}, "service-unavailable")) return;  // Lab-Fail not honoured
+  Attempt retry = pay.attempt();
+  Exchange x = run.settle(retry, Settle{.nothing_running = true});
+  run.expect_status(x, retry, {201}, "", anomaly_of_wrong_answer(x, Anomaly::LostWrite));
+}
+
+}  // namespace
+
+std::vector<Check> stage4_checks() {
+  const std::string section = "Stage 4: in_progress, then completed";
+  auto checks = std::vector<Check>{
+      {.name = "stage4.in-flight-repeat",
+       .stage = 4,
+       .title = "a repeat during a slow first request gets 409 with Retry-After, then the result",
+       .section = section,
+       .hint = "claim the key as in_progress; answer a repeat 409 until it is completed",
+       .needs = Needs::Nothing,
+       .run = in_flight_repeat},
+      {.name = "stage4.crash-before-money",
+       .stage = 4,
+       .title = "a crash before the money moves never yields a success without money",
+       .section = section,
+       .hint = "record completed in the same transaction as the money; a lapsed lease lets a retry take over",
+       .needs = Needs::OwnServer,
+       .run = crash_before_money,
+       .own_server = kShortLease},
+      {.name = "stage4.crash-after-money",
+       .stage = 4,
+       .title = "a crash after the money moved yields exactly one transfer",
+       .section = section,
+       .hint = "commit the money and the key's completion together",
+       .needs = Needs::OwnServer,
+       .run = crash_after_money,
+       .own_server = kShortLease},
+      {.name = "stage4.lease-fencing",
+       .stage = 4,
+       .title = "a first request slower than its lease is fenced out when a retry takes over",
+       .section = section,
+       .hint = "check, in the money's transaction, that you still hold the claim (a fencing token)",
+       .needs = Needs::OwnServer,
+       .run = lease_fencing,
+       .own_server = kShortLease},
+      {.name = "stage4.busy-releases-key",
+       .stage = 4,
+       .title = "after a 503 (database busy) the retry runs at once: the key was freed",
+       .section = section,
+       .hint = "on a failure that is not the request's own, roll back and release the claim",
+       .needs = Needs::Nothing,
+       .run = busy_releases_key},
+      {.name = "stage4.overdraft-key-not-stuck",
+       .stage = 4,
+       .title = "an overdraft does not leave its key stuck",
+       .section = section,
+       .hint = "a 402 is a deterministic outcome: complete the key with it",
+       .needs = Needs::Nothing,
+       .run = overdraft_key_not_stuck},
+  };
+  checks.push_back(sigkill_check());
+  return checks;
+}
+
+}  // namespace grader

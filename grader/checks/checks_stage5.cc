@@ -1,0 +1,102 @@
+// checks_stage5.cc: stage 5, the stored response. LAB.md "Stage 5".
+//
+// A repeat of a completed request gets the first response itself: the same status, the same body bytes
+// (even though the balance has changed since), and Idempotent-Replayed: true. Refusals such as 402 are
+// outcomes too and replay the same way; so does every copy of a burst.
+#include "grader/checks/check_helpers.h"
+
+namespace grader {
+namespace {
+
+constexpr int kReplayBurst = 16;
+// Moves the lab clock between the first answer and the repeat, so a rebuilt created_at cannot match.
+constexpr std::int64_t kClockStepMs = 1'000;
+
+// The repeat must equal the first answer byte for byte, and say it is a replay.
+void expect_replay(CheckRun& run, const Attempt& repeat, const Exchange& first, const Exchange& again) {
+  if (!first.response) return;
+  if (!again.response) return run.fail(Anomaly::NoResponse, "the repeat got no response", &repeat, &again);
+  std::string why;
+  if (again.response->status != first.response->status)
+    why = "another status";
+  else if (again.response->body != first.response->body)
+    why = "other body bytes";
+  else if (again.response->media_type() != first.response->media_type())
+    why = "another Content-Type";
+  else if (again.response->header("Idempotent-Replayed").value_or("") != "true")
+    why = "no \"Idempotent-Replayed: true\"";
+  if (!why.empty())
+    run.fail(Anomaly::ReplayMismatch, "the repeat differs from the first response: " + why, &repeat, &again,
+             "the first response, byte for byte:\n" + show_exchange(first) + "\n  with Idempotent-Replayed: true");
+}
+
+void replay_byte_identical(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  pay.expect_moves = 1;
+  Exchange first = run.settle(pay.attempt());
+  run.expect_status(first, pay.attempt(), {201});
+  Intent& later = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));  // the balance changes
+  later.expect_moves = 1;
+  run.settle(later.attempt());
+  run.advance_clock_ms(kClockStepMs, "so that a rebuilt response would show another created_at");
+  expect_replay(run, pay.attempt(), first, run.settle(pay.attempt()));
+}
+
+void replay_402(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& big = run.world().transfer(*alice, *from, *to, from->opening + run.rng().between(1, 5'000));
+  big.max_moves = 0;
+  Exchange first = run.settle(big.attempt());
+  run.expect_status(first, big.attempt(), {402}, "insufficient-funds");
+  Intent& small = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));  // the balance changes
+  small.expect_moves = 1;
+  run.settle(small.attempt());
+  expect_replay(run, big.attempt(), first, run.settle(big.attempt()));
+}
+
+void replay_burst(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  pay.expect_moves = 1;
+  Exchange first = run.settle(pay.attempt());
+  run.expect_status(first, pay.attempt(), {201});
+  run.advance_clock_ms(kClockStepMs, "so that a rebuilt response would show another created_at");
+  auto copies = run.send_simultaneously(std::vector<Attempt>(kReplayBurst, pay.attempt()));
+  std::size_t before = run.findings().size();
+  for (const auto& x : copies) {
+    expect_replay(run, pay.attempt(), first, x);
+    if (run.findings().size() > before) break;  // one example is enough
+  }
+}
+
+}  // namespace
+
+std::vector<Check> stage5_checks() {
+  const std::string section = "Stage 5: replay the stored response";
+  return {
+      {.name = "stage5.replay-byte-identical",
+       .stage = 5,
+       .title = "a repeat after completion is byte-identical, even after the balance changed",
+       .section = section,
+       .hint = "store status, Content-Type and body bytes at completion; replay them with Idempotent-Replayed: true",
+       .needs = Needs::Nothing,
+       .run = replay_byte_identical},
+      {.name = "stage5.replay-402",
+       .stage = 5,
+       .title = "a stored 402 replays identically",
+       .section = section,
+       .hint = "a refusal is an outcome too: store it like a 201",
+       .needs = Needs::Nothing,
+       .run = replay_402},
+      {.name = "stage5.replay-burst",
+       .stage = 5,
+       .title = "a burst of simultaneous repeats after completion is identical every time",
+       .section = section,
+       .hint = "replay from the stored bytes, never rebuild",
+       .needs = Needs::Nothing,
+       .run = replay_burst},
+  };
+}
+
+}  // namespace grader

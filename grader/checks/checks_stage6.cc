@@ -1,0 +1,339 @@
+// checks_stage6.cc: stage 6, scope and retention. LAB.md "Stage 6".
+//
+// A key belongs to (client, endpoint, key): another client's identical key is another request, and so
+// is the same key on another endpoint. A key is remembered for --key-ttl seconds (lab clock), and
+// GET /idempotency-policy tells clients all of it.
+#include <thread>
+
+#include "grader/checks/check_helpers.h"
+
+namespace grader {
+namespace {
+
+// Margin around the TTL, so rounding in the server's clock does not decide the check.
+constexpr std::int64_t kTtlMarginMs = 2'000;
+// The key-lifetime edges run on servers of their own whose TTL is shorter than (or as short as) the
+// lease, which the usual flags (--key-ttl far longer than --lease) never show.
+const ServerFacts kTtlShorterThanLease{.lease_seconds = 30, .key_ttl_seconds = 1};
+const ServerFacts kTtlAndLeaseShort{.lease_seconds = 1, .key_ttl_seconds = 1};
+// Real time for a sweeper that runs once a second (stage 6's does) to have had its turn.
+constexpr std::chrono::milliseconds kOneSweep{1'200};
+// How long the first request sleeps in each: past the sweep and the repeat that follows it.
+constexpr int kHeldFirstDelayMs = 1'800;
+constexpr int kOutlivedFirstDelayMs = 800, kNextLifeDelayMs = 1'000;
+
+
+// How a success shows that another request's key decided this one, or "" if the answer is this request's own:
+// it names the first request's ledger entry, source account or kind, or it says it is a replay.
+std::string leak_in(const Exchange& x, const Exchange& first, const Intent& mine, const Intent& theirs) {
+  if (!is_success(x)) return "";
+  if (entry_id(x) && entry_id(x) == entry_id(first))
+    return "it names ledger entry " + std::to_string(*entry_id(x)) + ", the first request's";
+  auto j = nlohmann::json::parse(x.response->body, nullptr, false);
+  if (j.is_object() && mine.from != theirs.from && j.value("from_account", nlohmann::json()) == theirs.from)
+    return "it moves money from account " + std::to_string(theirs.from) + ", the first request's";
+  const std::string kind = mine.path == "/transfers" ? "transfer" : "payout";
+  if (j.is_object() && j.contains("kind") && j["kind"].is_string() && j["kind"] != kind)
+    return "it is a " + j["kind"].get<std::string>() + ", the first request's, not a " + kind;
+  if (x.response->header("Idempotent-Replayed").value_or("") == "true") return "it says Idempotent-Replayed: true";
+  return "";
+}
+
+// The second request got the first one's answer: a scope leak, shown with what came back. Its intent is left
+// out of the audit, which would only see a success whose money never moved (a lost write): the same fact,
+// without its cause.
+void report_leak(CheckRun& run, Intent& mine, const std::string& whose, const std::string& leak, const Attempt& a,
+                 const Exchange& x, const std::string& expected) {
+  mine.audited = false;
+  run.fail(Anomaly::ScopeLeak, whose + ": " + leak, &a, &x, expected);
+}
+
+// Bob sends Alice's key. `same_body`: Alice's very body (her account: not his); else his own transfer.
+void foreign_client(CheckRun& run, bool same_body) {
+  auto [alice, a1, a2] = client_with_two_accounts(run, "alice");
+  auto [bob, b1, b2] = client_with_two_accounts(run, "bob");
+  Intent& hers = run.world().transfer(*alice, *a1, *a2, affordable_amount(run, *a1));
+  hers.expect_moves = 1;
+  Exchange first = run.settle(hers.attempt());
+  run.expect_status(first, hers.attempt(), {201});
+
+  Intent& his = same_body ? run.world().transfer(*bob, *a1, *a2, hers.amount)
+                          : run.world().transfer(*bob, *b1, *b2, affordable_amount(run, *b1));
+  his.key = hers.key;
+  if (same_body) {
+    his.tag = hers.tag;  // the same memo: the auditor cannot tell the two apart, so this check judges his
+    his.memo = hers.memo;
+    his.body = hers.body;
+    his.audited = false;
+  } else {
+    his.expect_moves = 1;
+  }
+  Attempt a = his.attempt();
+  Exchange x = run.settle(a);
+  if (same_body) {
+    bool leaked = x.response && first.response && x.response->body == first.response->body;
+    run.expect_status(x, a, {404}, "not-found", Anomaly::ScopeLeak);
+    if (leaked) run.add_to_last_finding(": it is alice's stored response, shown to bob");
+    if (run.moves(hers) != 1)
+      run.fail(Anomaly::DoubleApply, "alice's transfer moved " + std::to_string(run.moves(hers)) + " times");
+  } else if (std::string leak = leak_in(x, first, his, hers); !leak.empty()) {
+    report_leak(run, his, "bob's own transfer, sent with alice's key, got alice's answer", leak, a, x,
+                "201: bob's own transfer, from his account " + std::to_string(b1->id));
+  } else {
+    run.expect_status(x, a, {201}, "", Anomaly::ScopeLeak);
+  }
+}
+
+void endpoint_scope(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& transfer = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  Intent& payout = run.world().payout(*alice, *from, affordable_amount(run, *from));
+  payout.key = transfer.key;
+  transfer.expect_moves = payout.expect_moves = 1;
+  Exchange first = run.settle(transfer.attempt());
+  run.expect_status(first, transfer.attempt(), {201});
+  const Attempt a = payout.attempt();
+  Exchange x = run.settle(a);
+  if (std::string leak = leak_in(x, first, payout, transfer); !leak.empty())
+    report_leak(run, payout, "the payout, sent with the transfer's key, got the transfer's answer", leak, a, x,
+                "201: the payout's own ledger entry");
+  else
+    run.expect_status(x, a, {201}, "", Anomaly::ScopeLeak);
+}
+
+void key_ttl(CheckRun& run) {
+  const std::int64_t ttl_ms = run.target().facts().key_ttl_seconds * 1000;
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  pay.max_moves = pay.expect_moves.emplace(2);  // once now, once more after the key expired
+  const Attempt again = pay.attempt();
+  Exchange first = run.settle(again);
+  run.expect_status(first, again, {201});
+
+  run.advance_clock_ms(ttl_ms - kTtlMarginMs, "just before the key's TTL");
+  Exchange before = run.settle(again);
+  if (!is_success(before) || entry_id(before) != entry_id(first) || run.moves(pay) != 1)
+    run.fail(Anomaly::ReplayMismatch, "before its TTL the key did not replay the first transfer", &again, &before,
+             "the first response replayed:\n" + show_exchange(first));
+
+  run.advance_clock_ms(2 * kTtlMarginMs, "just past the key's TTL");
+  Exchange after = run.settle(again);
+  bool replayed = after.response && after.response->header("Idempotent-Replayed").value_or("") == "true";
+  if (!is_success(after) || replayed || entry_id(after) == entry_id(first))
+    run.fail(Anomaly::ExpiredKeyHonoured, "after its TTL the same request was not a new transfer", &again, &after,
+             "201: a new transfer (the key expired " + std::to_string(run.target().facts().key_ttl_seconds) +
+                 " s after its first use)");
+}
+
+// A key whose TTL has passed while its first request still holds the lease is still in progress: deleting
+// it (in claim() or in the sweeper) would let a repeat start the key's next life while the first one can
+// still complete.
+void expired_key_still_held(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  pay.expect_moves = 1;
+  auto first = send_in_background(run, pay.attempt().with_header(kLabDelay, std::to_string(kHeldFirstDelayMs)));
+  std::this_thread::sleep_for(kRepeatAfter);
+  run.advance_clock_ms(run.target().facts().key_ttl_seconds * 1000 + kTtlMarginMs,
+                       "past the key's TTL, well within its lease");
+  std::this_thread::sleep_for(kOneSweep);  // the TTL has passed in real time too, and a sweep has run
+  Attempt repeat = pay.attempt();
+  Exchange x = run.send(repeat);
+  if (!is_in_progress(x))
+    run.fail(anomaly_of_early_answer(run, x, pay),
+             "the key's TTL had passed, but its first request was still running within its lease, and the repeat "
+             "was not told so: an expired key stays in progress until its lease runs out",
+             &repeat, &x, "409 request-in-progress");
+  Exchange original = first.get();
+  if (is_success(original)) run.observe(pay);
+}
+
+// A request slower than both its lease and its key's TTL must not complete the key's next life: after the
+// key expired, the same key with another body is a new request, and only it may complete.
+void outlived_key(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& old = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  old.max_moves = 1;  // fenced out (nothing) on a server that started the next life; else once
+  Intent& next = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from) + 1);
+  next.key = old.key;
+  next.expect_moves = 1;
+  Attempt slow = old.attempt().with_header(kLabDelay, std::to_string(kOutlivedFirstDelayMs));
+  auto first = send_in_background(run, slow);
+  std::this_thread::sleep_for(kRepeatAfter);
+  run.advance_clock_ms(
+      std::max(run.target().facts().lease_seconds, run.target().facts().key_ttl_seconds) * 1000 + kTtlMarginMs,
+      "past the key's lease and its TTL, while its first request sleeps");
+  Attempt reuse = next.attempt().with_header(kLabDelay, std::to_string(kNextLifeDelayMs));
+  auto second = std::async(std::launch::async, [&run, reuse] {
+    auto sent = std::chrono::steady_clock::now();
+    Exchange x = run.send(reuse);
+    return std::pair{x, std::chrono::steady_clock::now() - sent};
+  });
+  Exchange outlived = first.get();
+  auto [started, took] = second.get();
+  if (is_success(outlived)) run.observe(old);
+  if (is_success(started)) run.observe(next);
+  // Lab-Delay-Ms sleeps only after a claim, so a slow answer means the next life had begun while the old
+  // request slept. A quick one (409 or 422) means the server still counted the old life: its TTL or lease
+  // keeps real time, so there is no fence to judge, and the next request waits for the old life to end.
+  const bool next_life_began = took >= std::chrono::milliseconds(kNextLifeDelayMs);
+  if (next_life_began && is_success(outlived))
+    run.fail(Anomaly::FenceBroken,
+             "the request that outlived its key was told success after the key's next life had begun", &slow,
+             &outlived, "409: its claim ended with its key's life; only the next life's request completes");
+  if (is_success(started)) return;  // the next life's own transfer: done (a repeat now could outlive the TTL)
+  if (!next_life_began) {  // let the old life end on the server's real clock too
+    run.wait_out_lease_in_real_time();
+    std::this_thread::sleep_for(kOneSweep);
+  }
+  const Attempt retry = next.attempt();
+  Exchange done = run.settle(retry, Settle{.lease_takeover = true});
+  if (is_success(done)) run.observe(next);
+  run.expect_status(done, retry, {200, 201}, "", anomaly_of_wrong_answer(done, Anomaly::NotExecuted));
+  if (is_success(done) && entry_id(done) && entry_id(outlived) && entry_id(done) == entry_id(outlived))
+    run.fail(Anomaly::FenceBroken, "the key's next life answers with the transfer of the request that outlived it",
+             &retry, &done, "the next life's own transfer (amount " + std::to_string(next.amount) + ")");
+}
+
+void policy(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  (void)from;
+  (void)to;
+  auto res = run.api().as_client(alice->token, "GET", "/idempotency-policy");
+  const auto& facts = run.target().facts();
+  nlohmann::json want = {{"scope", {"client", "endpoint", "key"}},
+                         {"key_ttl_seconds", facts.key_ttl_seconds},
+                         {"lease_seconds", facts.lease_seconds},
+                         {"replay_header", "Idempotent-Replayed"}};
+  std::string got = std::to_string(res.status) + " " + res.body.substr(0, 400);
+  const std::string operation = "GET /idempotency-policy";
+  if (res.status != 200 || res.media_type() != "application/json")
+    return run.add_finding({.anomaly = Anomaly::PolicyMismatch,
+                            .what = operation + " answered " + std::to_string(res.status),
+                            .operation = operation,
+                            .received = got,
+                            .expected = "200 " + want.dump()});
+  nlohmann::json j = json_body_or_throw(res, operation);
+  for (const auto& [member, value] : want.items())
+    if (!j.is_object() || j.value(member, nlohmann::json()) != value)
+      run.add_finding({.anomaly = Anomaly::PolicyMismatch,
+                       .what = "\"" + member + "\" is " +
+                               (j.is_object() ? j.value(member, nlohmann::json()).dump() : "missing") +
+                               ", the server was started with (or behaves as) " + value.dump(),
+                       .operation = operation,
+                       .received = got,
+                       .expected = want.dump()});
+  bool stores_201 = false;
+  if (j.is_object() && j.contains("stored_statuses") && j["stored_statuses"].is_array())
+    for (const auto& s : j["stored_statuses"]) stores_201 = stores_201 || s == 201;
+  if (!stores_201)
+    run.add_finding({.anomaly = Anomaly::PolicyMismatch,
+                     .what = "\"stored_statuses\" does not list 201",
+                     .operation = operation,
+                     .received = got});
+  // How the fingerprint is described is free (a name, or an object with algorithm and input); it must be there.
+  if (!j.is_object() || !j.contains("fingerprint") || !(j["fingerprint"].is_string() || j["fingerprint"].is_object()))
+    run.add_finding({.anomaly = Anomaly::PolicyMismatch,
+                     .what = "\"fingerprint\" is missing (a string or an object)",
+                     .operation = operation,
+                     .received = got});
+}
+
+// What the policy says is stored must be what the server stores: a 402 listed in stored_statuses is
+// replayed to the same key and body even after the account could pay; a 402 not listed lets it run.
+void policy_stored_outcomes(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  auto res = run.api().as_client(alice->token, "GET", "/idempotency-policy");
+  auto j = nlohmann::json::parse(res.body, nullptr, false);
+  if (res.status != 200 || !j.is_object() || !j.contains("stored_statuses") || !j["stored_statuses"].is_array())
+    return run.fail(Anomaly::PolicyMismatch, "GET /idempotency-policy publishes no \"stored_statuses\" array");
+  bool stores_402 = false;
+  for (const auto& status : j["stored_statuses"]) stores_402 = stores_402 || status == 402;
+
+  const std::int64_t shortfall = run.rng().between(100, 5'000);
+  Account& savings = run.world().account(*alice, shortfall + 10'000);
+  Intent& big = run.world().transfer(*alice, *from, *to, from->opening + shortfall);
+  big.max_moves = stores_402 ? 0 : 1;
+  big.expect_moves = big.max_moves;
+  run.expect_status(run.settle(big.attempt()), big.attempt(), {402}, "insufficient-funds");
+  Intent& top_up = run.world().transfer(*alice, savings, *from, shortfall + 1'000);
+  top_up.expect_moves = 1;
+  run.expect_status(run.settle(top_up.attempt()), top_up.attempt(), {201});
+  const Attempt same = big.attempt();
+  Exchange again = run.settle(same);  // the same key and body, now that the account can pay
+  const bool replayed_402 = again.response && again.response->status == 402;
+  if (stores_402 && !replayed_402)
+    run.fail(Anomaly::PolicyMismatch, "the policy lists 402 in stored_statuses, but the same key and body ran again",
+             &same, &again, "402, the stored outcome, replayed");
+  else if (!stores_402 && !is_success(again))
+    run.fail(Anomaly::PolicyMismatch, "the policy does not list 402 in stored_statuses, but the 402 was kept",
+             &same, &again, "201: an outcome that is not stored does not bind the key");
+}
+
+}  // namespace
+
+std::vector<Check> stage6_checks() {
+  const std::string section = "Stage 6: scope and retention";
+  return {
+      {.name = "stage6.foreign-same-body",
+       .stage = 6,
+       .title = "another client's same key and body gets its own 404, never the first response",
+       .section = section,
+       .hint = "scope keys by (client, endpoint, key), and look the key up only after authentication",
+       .needs = Needs::Nothing,
+       .run = [](CheckRun& r) { foreign_client(r, true); }},
+      {.name = "stage6.foreign-own-body",
+       .stage = 6,
+       .title = "another client's same key with its own body is its own transfer",
+       .section = section,
+       .hint = "scope keys by (client, endpoint, key)",
+       .needs = Needs::Nothing,
+       .run = [](CheckRun& r) { foreign_client(r, false); }},
+      {.name = "stage6.endpoint-scope",
+       .stage = 6,
+       .title = "the same key on /transfers and /payouts is two requests",
+       .section = section,
+       .hint = "the endpoint is part of the key's scope",
+       .needs = Needs::Nothing,
+       .run = endpoint_scope},
+      {.name = "stage6.key-ttl",
+       .stage = 6,
+       .title = "before the TTL a repeat replays; after it the same request is a new transfer",
+       .section = section,
+       .hint = "expire keys --key-ttl seconds after first use, on the lab clock",
+       .needs = Needs::Nothing,
+       .run = key_ttl},
+      {.name = "stage6.expired-key-held",
+       .stage = 6,
+       .title = "a key past its TTL whose first request still holds the lease is still in progress",
+       .section = section,
+       .hint = "delete an expired row only once it is completed or its lease has run out (claim and sweeper)",
+       .needs = Needs::OwnServer,
+       .run = expired_key_still_held,
+       .own_server = kTtlShorterThanLease},
+      {.name = "stage6.outlived-key",
+       .stage = 6,
+       .title = "a request slower than its lease and its key's TTL cannot complete the key's next life",
+       .section = section,
+       .hint = "name a claim by its row, never reuse an expired row: the next life is a new row",
+       .needs = Needs::OwnServer,
+       .run = outlived_key,
+       .own_server = kTtlAndLeaseShort},
+      {.name = "stage6.policy-stored-outcomes",
+       .stage = 6,
+       .title = "the statuses the policy says are stored are the ones replayed",
+       .section = section,
+       .hint = "publish in stored_statuses exactly the outcomes you complete the key with",
+       .needs = Needs::Nothing,
+       .run = policy_stored_outcomes},
+      {.name = "stage6.policy",
+       .stage = 6,
+       .title = "GET /idempotency-policy matches the flags and the behaviour",
+       .section = section,
+       .hint = "report scope, key_ttl_seconds, lease_seconds, fingerprint, stored_statuses, replay_header",
+       .needs = Needs::Nothing,
+       .run = policy},
+  };
+}
+
+}  // namespace grader

@@ -1,0 +1,97 @@
+// runner.cc: see runner.h.
+#include "grader/checks/runner.h"
+
+#include "grader/checks/check_run.h"
+
+namespace grader {
+
+std::vector<const Check*> select_checks(const std::vector<Check>& all, const Selection& selection) {
+  std::vector<const Check*> out;
+  for (const auto& c : all) {
+    bool wanted = c.stage == 0;
+    if (selection.check)
+      wanted = wanted || c.name == *selection.check;
+    else if (selection.only)
+      wanted = wanted || c.stage == *selection.only;
+    else
+      wanted = wanted || c.stage <= selection.stage;
+    if (wanted) out.push_back(&c);
+  }
+  if (selection.check) {
+    bool found = false;
+    for (const auto* c : out) found = found || c->name == *selection.check;
+    if (!found) out.clear();
+  }
+  return out;
+}
+
+namespace {
+
+CheckOutcome run_one(Target& target, History& history, const Check& check, const RunConfig& config) {
+  CheckOutcome outcome;
+  outcome.check = &check;
+  auto started = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  if (check.needs != Needs::Nothing && !target.can_restart()) {
+    outcome.verdict = Verdict::Skip;
+    outcome.note = check.needs == Needs::Restart
+                       ? "skipped: it crashes the server, and with --url the grader cannot restart it (use --server)"
+                       : "skipped: it starts a server of its own with other --lease and --key-ttl (use --server)";
+    return outcome;
+  }
+  std::unique_ptr<Target> own;  // Needs::OwnServer: started for this check, stopped after it
+  try {
+    if (!target.alive()) target.restart_after_crash();  // an earlier check left it down
+    if (check.needs == Needs::OwnServer) own = target.launch_sibling(check.own_server);
+    CheckRun run(check, own ? *own : target, history, config.seed, config.nonce);
+    try {
+      check.run(run);
+    } catch (const CheckAborted& e) {
+      run.fail(Anomaly::NoResponse, std::string("the check could not go on: ") + e.what());
+    } catch (const ApiError& e) {
+      run.fail(Anomaly::ContractShape, std::string("an admin or read call failed: ") + e.what());
+    }
+    run.finish();
+    outcome.note = run.caveat();
+    outcome.findings = run.findings();
+    outcome.before = run.balances_before();
+    outcome.after = run.balances_after();
+  } catch (const std::exception& e) {
+    // No CheckRun is left to add it: the check could not start, or its audit could not finish.
+    outcome.findings.push_back({.anomaly = Anomaly::NoResponse, .what = std::string("the check stopped: ") + e.what()});
+    outcome.note = target.can_restart() ? "server stderr (last lines):\n" + (own ? *own : target).stderr_tail() : "";
+  }
+  if (own) own->stop();
+  outcome.verdict = outcome.findings.empty() ? Verdict::Pass : Verdict::Fail;
+  outcome.seconds = elapsed();
+  return outcome;
+}
+
+}  // namespace
+
+std::vector<CheckOutcome> run_checks(Target& target, History& history, const std::vector<const Check*>& checks,
+                                     const RunConfig& config, Reporter* reporter) {
+  std::vector<CheckOutcome> outcomes;
+  bool contract_ok = true;
+  for (const Check* check : checks) {
+    if (check->stage > 0 && !contract_ok) {
+      if (reporter && outcomes.back().check->stage == 0) reporter->contract_failed();
+      outcomes.push_back(
+          {check, Verdict::Skip, {}, "not run: the server does not speak the contract yet (stage 0)", 0, {}, {}});
+      continue;
+    }
+    if (reporter) reporter->started(*check);
+    outcomes.push_back(run_one(target, history, *check, config));
+    if (reporter) reporter->finished(outcomes.back());
+    if (check->stage == 0 && outcomes.back().verdict == Verdict::Fail) contract_ok = false;
+  }
+  return outcomes;
+}
+
+bool all_passed(const std::vector<CheckOutcome>& outcomes) {
+  for (const auto& o : outcomes)
+    if (o.verdict == Verdict::Fail) return false;
+  return !outcomes.empty();
+}
+
+}  // namespace grader

@@ -1,0 +1,122 @@
+// grade.cc: see grade.h. The order of a run: seed, history, server, contract, checks, reports.
+#include "grader/cli/grade.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include "grader/report/junit_xml.h"
+#include "grader/report/report.h"
+#include "grader/report/report_html.h"
+#include "grader/report/results_json.h"
+#include "grader/checks/runner.h"
+#include "grader/base/rng.h"
+#include "grader/base/stage_binaries.h"
+
+namespace grader {
+namespace {
+
+// The grader as it was started (its own path: `grader` alone is usually not on PATH), and the selection
+// as it was given: --only N alone, or --stage N.
+std::string repeat_command(const GraderOptions& o, std::uint64_t seed) {
+  std::string cmd = shell_quote(grader_path());
+  cmd += o.only ? " --only " + std::to_string(*o.only) : " --stage " + std::to_string(o.stage);
+  cmd += o.server.empty() ? " --url " + shell_quote(o.url) + " --admin-token " + shell_quote(o.admin_token)
+                          : " --server " + shell_quote(o.server);
+  if (o.lease_seconds) cmd += " --lease " + std::to_string(*o.lease_seconds);
+  if (o.key_ttl_seconds) cmd += " --key-ttl " + std::to_string(*o.key_ttl_seconds);
+  return cmd + " --seed " + std::to_string(seed);
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) std::cerr << "grader: cannot write " << path << "\n";
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+int run_grade(const GraderOptions& o) {
+  const bool colour = use_colour(STDOUT_FILENO);
+  const std::uint64_t seed = o.seed.value_or(fresh_seed());
+  const std::string repeat = repeat_command(o, seed);
+  ServerFacts facts = facts_from_command(o.server);
+  if (o.lease_seconds) facts.lease_seconds = *o.lease_seconds;
+  if (o.key_ttl_seconds) facts.key_ttl_seconds = *o.key_ttl_seconds;
+
+  auto all = all_checks();
+  Selection selection{o.stage, o.only, o.check};
+  auto selected = select_checks(all, selection);
+  if (selected.empty()) {
+    std::cerr << "grader: no check is named '" << o.check.value_or("") << "' (grader --list shows them)\n";
+    return 2;
+  }
+
+  History history;
+  std::ofstream history_file;
+  if (!o.history_path.empty()) {
+    history_file.open(o.history_path, std::ios::binary);
+    history.stream_to(&history_file);
+  } else if (o.verbose) {
+    history.stream_to(&std::cerr);
+  }
+
+  std::cout << "grader: seed " << seed << " (repeat with --seed " << seed << ")\n";
+  auto started = std::chrono::steady_clock::now();
+  std::unique_ptr<Target> target;
+  kill_servers_on_signal();
+  try {
+    if (!o.server.empty()) {
+      target = Target::launch(o.server, facts);
+    } else {
+      auto addresses = parse_urls(o.url);
+      if (auto* error = std::get_if<std::string>(&addresses)) {
+        std::cerr << "grader: " << *error << "\n";
+        return 2;
+      }
+      target = Target::attach(std::get<std::vector<Address>>(addresses), o.admin_token, facts);
+    }
+  } catch (const StartError& e) {
+    std::cout << e.what();
+    if (!o.json_path.empty())
+      write_file(o.json_path,
+                 results_json({}, repeat, 0, std::string("The server did not start.\n") + e.what()).dump(2));
+    if (!o.junit_path.empty()) write_file(o.junit_path, junit_xml({}, repeat, 0));
+    return 1;
+  }
+  std::cout << "grader: server " << target->describe() << "\n";
+
+  // With --url the server keeps its keys between runs: a per-run nonce keeps this run's keys new.
+  RunConfig config{seed, o.url.empty() ? "" : std::to_string(fresh_seed() % 100'000) + "-", repeat};
+  TerminalReporter reporter(std::cout, colour, repeat, isatty(STDOUT_FILENO), o.all_findings);
+  auto outcomes = run_checks(*target, history, selected, config, &reporter);
+  target->stop();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  print_summary(std::cout, outcomes, colour, seconds);
+
+  std::string header = "seed " + std::to_string(seed) + "; server: " + target->describe();
+  bool written = true;  // a report that was asked for and not written is a failed run, whatever the checks say
+  if (!o.json_path.empty()) written &= write_file(o.json_path, results_json(outcomes, repeat, seconds, header).dump(2));
+  if (!o.junit_path.empty()) written &= write_file(o.junit_path, junit_xml(outcomes, repeat, seconds));
+  if (!o.html_path.empty()) {
+    // The server as given (its placeholders, not the admin token they were filled with).
+    HtmlReport report{.title = "grader: " + (o.server.empty() ? o.url : o.server),
+                      .about = {"seed " + std::to_string(seed), "repeat: " + repeat},
+                      .checks = selected,
+                      .servers = {graded_server("server", o.server.empty() ? o.url : o.server, outcomes, history)}};
+    if (write_report_html(o.html_path, report))
+      std::cout << "grader: report in " << o.html_path << "\n";
+    else
+      written = false;
+  }
+  if (!o.history_path.empty()) {
+    written &= static_cast<bool>(history_file);
+    std::cout << "grader: history in " << o.history_path << "\n";
+  }
+  return all_passed(outcomes) && written ? 0 : 1;
+}
+
+}  // namespace grader

@@ -1,0 +1,203 @@
+// mutants.cc: see mutants.h.
+#include "grader/cli/mutants.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "grader/checks/check.h"
+#include "grader/cli/matrix.h"
+#include "grader/cli/options.h"
+#include "grader/base/parallel.h"
+#include "grader/checks/runner.h"
+
+namespace grader {
+namespace {
+
+const char* kUsage = R"(grader mutants: grades stage 6's mutants, each on several seeds (LAB.md "The grader", mutants).
+
+Usage:
+  grader mutants --bin-dir <build>/stages [--mutants grader/mutants] [--seeds N] [--seed S] [--jobs N]
+                 [--only a,b,...]
+
+Each grader/mutants/<name>.mutant is graded as build/stages/mutant_<name> (`make mutants` builds them all;
+`make test` builds a few) with every check, on seeds S, S+1, ... S+N-1 (default: 3 seeds from 1). A mutant
+is killed on a seed when a check fails, and named right when a failed check names the anomaly the mutant
+file gives. --jobs N grades N seeds at once (default 6). Mutants that are not built are listed and left out, unless --only names them.
+
+Exit status: 0 when every graded mutant was killed and named right on every seed; 1 otherwise; 2 for a
+usage error.
+)";
+
+struct Mutant {
+  std::string name, mistake, anomaly;
+};
+
+std::optional<Mutant> read_mutant(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  Mutant m{path.stem().string(), "", ""};
+  for (std::string line; std::getline(in, line) && line != "find:";) {
+    if (line.rfind("mistake:", 0) == 0) m.mistake = line.substr(line.find_first_not_of(' ', 8));
+    if (line.rfind("anomaly:", 0) == 0) m.anomaly = line.substr(line.find_first_not_of(' ', 8));
+  }
+  if (m.mistake.empty() || m.anomaly.empty()) return std::nullopt;
+  return m;
+}
+
+struct Result {
+  int seeds = 0, killed = 0, named = 0;
+  std::set<std::string> failed_checks, anomalies;
+  double seconds = 0;
+  std::string error;
+};
+
+int usage_error(const std::string& why) {
+  std::cerr << "grader mutants: " << why << "\nTry 'grader mutants --help'.\n";
+  return 2;
+}
+
+}  // namespace
+
+int run_mutants(const std::vector<std::string>& args) {
+  std::string bin_dir, dir = "grader/mutants";
+  std::uint64_t first_seed = 1;
+  int seeds = 3, jobs = kDefaultJobs;
+  std::set<std::string> only;
+  bool help = false;
+  auto take = [&](const std::string& a, const std::string& v) -> std::optional<std::string> {
+    if (a == "--bin-dir") {
+      bin_dir = v;
+    } else if (a == "--mutants") {
+      dir = v;
+    } else if (a == "--seeds") {
+      auto n = parse_number<int>(v, 1, 1000);
+      if (!n) return "--seeds takes a whole number from 1 to 1000";
+      seeds = *n;
+    } else if (a == "--seed") {
+      auto n = parse_number<std::uint64_t>(v, 0, UINT64_MAX);
+      if (!n) return "--seed takes a whole number";
+      first_seed = *n;
+    } else if (a == "--jobs") {
+      auto n = parse_number<int>(v, 1, 64);
+      if (!n) return "--jobs takes a whole number from 1 to 64";
+      jobs = *n;
+    } else if (a == "--only") {
+      std::string list = v + ",";
+      for (std::size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 1)
+        if (comma > at) only.insert(list.substr(at, comma - at));
+    } else {
+      return "unknown option " + a;
+    }
+    return std::nullopt;
+  };
+  auto wrong = parse_option_pairs(args, &help, take);
+  if (help) return std::cout << kUsage, 0;
+  if (wrong) return usage_error(*wrong);
+  if (bin_dir.empty()) return usage_error("--bin-dir is required");
+
+  std::vector<Mutant> mutants;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error))
+    if (entry.path().extension() == ".mutant") {
+      auto m = read_mutant(entry.path());
+      if (!m) return std::cerr << "grader mutants: " << entry.path() << " has no mistake: or anomaly: line\n", 2;
+      if (only.empty() || only.count(m->name)) mutants.push_back(*m);
+    }
+  if (error) return usage_error("cannot read " + dir + ": " + error.message());
+  std::sort(mutants.begin(), mutants.end(), [](const Mutant& a, const Mutant& b) { return a.name < b.name; });
+  for (const auto& name : only)
+    if (std::none_of(mutants.begin(), mutants.end(), [&](const Mutant& m) { return m.name == name; }))
+      return usage_error("no mutant named " + name + " in " + dir);
+
+  auto checks = all_checks();
+  auto selected = select_checks(checks, Selection{6, std::nullopt, std::nullopt});
+  const bool terminal = isatty(STDOUT_FILENO);
+  kill_servers_on_signal();
+  std::printf("grader mutants: %zu mutants x %d seeds (from seed %llu), binaries from %s\n", mutants.size(), seeds,
+              static_cast<unsigned long long>(first_seed), bin_dir.c_str());
+  auto started = std::chrono::steady_clock::now();
+  std::vector<std::string> not_built;
+  int graded = 0, all_killed = 0, all_named = 0;
+  for (const auto& m : mutants) {
+    auto path = std::filesystem::path(bin_dir) / ("mutant_" + m.name);
+    if (!std::filesystem::exists(path)) {
+      not_built.push_back(m.name);
+      continue;
+    }
+    Result r;
+    auto t0 = std::chrono::steady_clock::now();
+    // Each seed on its own server, several at once: grading is mostly waiting.
+    struct SeedResult {
+      bool killed = false, named = false;
+      std::set<std::string> failed_checks, anomalies;
+      std::string error;
+    };
+    std::vector<SeedResult> per_seed(static_cast<std::size_t>(seeds));
+    if (terminal) std::printf("\r  %-28s %d seeds ...", m.name.c_str(), seeds), std::fflush(stdout);
+    for_each_in_parallel(per_seed.size(), jobs, [&](std::size_t s) {
+      SeedResult& one = per_seed[s];
+      const std::string command = path.string() + matrix_server_flags();
+      try {
+        auto target = Target::launch(command, facts_from_command(command));
+        History history;
+        auto outcomes = run_checks(*target, history, selected, RunConfig{first_seed + s, "", ""}, nullptr);
+        target->stop();
+        for (const auto& o : outcomes) {
+          if (o.verdict != Verdict::Fail) continue;
+          one.killed = true;
+          one.failed_checks.insert(o.check->name);
+          for (const auto& f : o.findings) {
+            one.anomalies.insert(std::string(name(f.anomaly)));
+            one.named = one.named || name(f.anomaly) == m.anomaly;
+          }
+        }
+      } catch (const std::exception& e) {
+        one.error = e.what();
+      }
+    });
+    for (const auto& one : per_seed) {
+      if (!one.error.empty()) {
+        r.error = one.error;
+        continue;
+      }
+      ++r.seeds, r.killed += one.killed, r.named += one.named;
+      r.failed_checks.insert(one.failed_checks.begin(), one.failed_checks.end());
+      r.anomalies.insert(one.anomalies.begin(), one.anomalies.end());
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (terminal) std::printf("\r\033[2K");
+    ++graded;
+    const bool killed_every = r.error.empty() && r.killed == seeds, named_every = killed_every && r.named == seeds;
+    all_killed += killed_every, all_named += named_every;
+    std::printf("  %-28s killed %d/%d  %s %d/%d  %5.1fs  %s\n", m.name.c_str(), r.killed, seeds,
+                ("named " + m.anomaly).c_str(), r.named, seeds, r.seconds,
+                !r.error.empty() ? ("did not start: " + r.error).c_str()
+                : r.killed == 0  ? ("SURVIVED: " + m.mistake).c_str()
+                                 : "");
+    if (r.killed > 0) {
+      std::string checks_text, anomalies_text;
+      for (const auto& c : r.failed_checks) checks_text += (checks_text.empty() ? "" : ", ") + c;
+      for (const auto& a : r.anomalies) anomalies_text += (anomalies_text.empty() ? "" : ", ") + a;
+      std::printf("      by %s\n      named %s%s\n", checks_text.c_str(), anomalies_text.c_str(),
+                  named_every ? "" : ("  (expected " + m.anomaly + " on every seed)").c_str());
+    }
+    std::fflush(stdout);  // one line per mutant as it is done, also into a pipe or a log
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!not_built.empty()) {
+    std::printf("not built (make mutants):");
+    for (const auto& n : not_built) std::printf(" %s", n.c_str());
+    std::printf("\n");
+  }
+  std::printf("killed on every seed: %d of %d; named right on every seed: %d of %d; %.1fs\n", all_killed, graded,
+              all_named, graded, seconds);
+  return graded > 0 && all_killed == graded && all_named == graded && (only.empty() || not_built.empty()) ? 0 : 1;
+}
+
+}  // namespace grader

@@ -1,0 +1,79 @@
+// anomaly.h: the named ways a server can be wrong, each with why it matters and the stage that fixes it.
+// LAB.md "The grader" (anomalies).
+//
+//   Finding f{.anomaly = Anomaly::DoubleApply, .what = "intent i2 moved money 2 times (ledger ids 7, 9)"};
+//   name(f.anomaly) == "double-apply"; info(f.anomaly).fixed_by == 2
+//
+// A Finding is one failed expectation of a check, with the evidence to show the learner. Write one with
+// designated initializers, naming each field it fills: the evidence fields are all strings, and a
+// positional list would let one land in another's place.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace grader {
+
+enum class Anomaly {
+  DoubleApply,           // one intent moved money more than once
+  LostWrite,             // a client was told success, and the money never moved
+  InFlightLie,           // a client was told success while the money was not yet in the ledger
+  NotExecuted,           // money moved fewer times than expected, though its client asked until answered
+  FenceBroken,           // a request whose lease was taken over still moved money or was told success
+  ReplayMismatch,        // a repeat of a completed request got another status, body or header
+  FingerprintIgnored,    // the same key with another body was answered as if it were the first request
+  FingerprintTooStrict,  // the same body, only written differently, was refused as another request
+  BurnedKey,             // a request refused as invalid (400) made its key unusable
+  StuckKey,              // a finished request's key still answers "in progress"
+  ScopeLeak,             // another client's (or endpoint's) key decided this client's request
+  ExpiredKeyHonoured,    // a key past its TTL still replayed
+  PolicyMismatch,        // GET /idempotency-policy says something the server does not do
+  WrongStatus,           // the contract's status or problem type was not the one answered
+  BalanceDrift,          // balances disagree with the ledger, or money was created or destroyed
+  UnexplainedEntry,      // a ledger entry no request of the check asked for
+  NoResponse,            // the server gave no answer where the contract requires one
+  ContractShape,         // a response's fields, types or content type differ from the contract
+  CorruptDatabase,       // the server's database file fails PRAGMA integrity_check (grader soak)
+};
+
+struct AnomalyInfo {
+  Anomaly anomaly;
+  std::string_view name;     // kebab-case, stable: it appears in histories, JSON and JUnit
+  std::string_view because;  // why it matters to the client
+  int fixed_by;              // the stage whose lesson fixes it (0: the contract itself)
+};
+
+const AnomalyInfo& info(Anomaly anomaly);
+std::string_view name(Anomaly anomaly);
+
+struct Finding {
+  Anomaly anomaly = Anomaly::WrongStatus;
+  std::string what;  // one line: what happened, with ids and numbers (no default: leaving it out is a warning)
+  // The contract operation it is about, as "METHOD /path ..." ("GET /accounts/{id}"), when the finding
+  // judges an operation rather than one request it shows: the report names its openapi.yaml operationId.
+  std::string operation = "";
+  std::string sent = "";      // the request that shows it, as sent (may be empty)
+  std::string received = "";  // what came back
+  std::string expected = "";  // what the contract says
+  // Where to look, when it is not the check's lesson (a contract field, a server that refuses connections);
+  // empty: the check's hint.
+  std::string hint = "";
+  // What the report's timeline marks (grader/report/timeline_svg.h:marks_for): the history ops that show it, when
+  // the finding is about recorded attempts (check_run.cc), else the intent it is about (audit.cc), whose
+  // every attempt is then marked. Both empty: the finding is about no request (a balance, an operation).
+  std::string intent = "";
+  std::vector<std::int64_t> ops = {};
+};
+
+// The stage whose lesson fixes this finding, 0 for the contract. The same anomaly has different cures: a
+// double apply after a crash needs stage 4, not stage 2. The check's stage is where its lesson is, so the
+// later of the two fixes it; unless the finding has a hint of its own, which says it is not about the
+// check's lesson (a contract field, a transport fault): then the anomaly's own stage.
+int fixing_stage(const Finding& finding, int check_stage);
+
+// Every anomaly, for the chapter and --help.
+std::vector<AnomalyInfo> all_anomalies();
+
+}  // namespace grader

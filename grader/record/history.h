@@ -1,0 +1,84 @@
+// history.h: every attempt the grader makes, in the order it happened. LAB.md "The grader" (history).
+//
+// Verdicts are not taken from single responses while requests are still running; like Jepsen's checkers,
+// the grader first records what it invoked and what came back, then judges the whole history against the
+// ledger (grader/record/audit.cc). The format is a grammar at the top of history.cc; `--history FILE` keeps it.
+//
+//   History history;
+//   auto op = history.invoke(check, intent, key, request);   // before the last byte is sent
+//   history.complete(op, exchange);                          // ok, fail or unknown
+//   history.observe(check, intent, 0);                       // what the ledger held at that moment
+//   history.ended(op, exchange);     // a request the client gave up on, as the observer saw it end
+//
+// Thread safety: every method takes mutex_; bursts record from many threads at once.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "grader/wire/wire.h"
+
+namespace grader {
+
+// What the grader shows of a header's value, in a history and in a failure report: an Authorization value
+// cut after "Bearer " and 12 characters of the token, then "..."; a shorter one, or any other header, as is.
+std::string redacted_header_value(std::string_view name, const std::string& value);
+
+enum class EventType { Invoke, Ok, Fail, Unknown, Observe, Fault, Ended };
+std::string_view to_string(EventType type);
+
+struct Event {
+  EventType type = EventType::Invoke;
+  std::int64_t op = 0;  // pairs an invoke with its completion; 0 for observe and fault
+  double t_ms = 0;      // monotonic, milliseconds since the history began
+  std::string check;
+  std::string intent;                    // the client's one intention; retries of it share the id
+  std::optional<std::string> key;        // the Idempotency-Key value as sent, if any
+  HttpRequest request;                   // invoke only
+  std::optional<HttpResponse> response;  // ok and fail; ended, if the server answered
+  std::string error;                     // unknown: why no response came; ended: how it ended, if not answered
+  std::int64_t ledger_entries = 0;       // observe only
+  std::string fault;                     // fault only: "lab-crash", "sigkill", "restart", "clock", "wait"
+  std::string detail;                    // fault only
+};
+
+class History {
+ public:
+  History();
+  // Streams each event as one JSON line to `out` too (nullptr: keep in memory only).
+  void stream_to(std::ostream* out);
+
+  std::int64_t invoke(const std::string& check, const std::string& intent, const std::optional<std::string>& key,
+                      const HttpRequest& request);
+  // ok: 2xx. fail: any other status (a definite answer that nothing, or something else, happened).
+  // unknown: no response, so the request may or may not have run.
+  void complete(std::int64_t op, const Exchange& exchange);
+  void observe(const std::string& check, const std::string& intent, std::int64_t ledger_entries);
+  void fault(const std::string& check, const std::string& what, const std::string& detail);
+  // The observer's view of an op whose client gave up on it (completed unknown): the server answered or
+  // closed the connection at exchange.done_ns, or (error "no response within ...") it did not, in time.
+  // Not the client's view: the auditor never counts it as a success told to a client.
+  void ended(std::int64_t op, const Exchange& exchange);
+
+  // Events of one check, in time order.
+  std::vector<Event> of_check(const std::string& check) const;
+
+  static nlohmann::json to_json(const Event& event);
+
+ private:
+  void append(Event event);  // requires mutex_
+
+  const std::int64_t start_ns_;  // constant after construction
+  mutable std::mutex mutex_;
+  std::vector<Event> events_;      // guarded by mutex_
+  std::vector<std::size_t> open_;  // guarded by mutex_: index of each op's invoke, by op - 1
+  std::ostream* out_ = nullptr;    // guarded by mutex_
+};
+
+}  // namespace grader

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""faulty_proxy.py: a test fixture, not a lesson. A real stage server behind a proxy that breaks one thing,
+so a grader test can check that the grader names that fault right (grader/CMakeLists.txt, issue 9).
+
+    grader --stage 6 --check stage6.foreign-own-body --server \\
+      "python3 tests/grader/faulty_proxy.py --fault leak-replays --port {port} -- \\
+       build/stages/stage6_scope_ttl --db {db} --admin-token {admin_token} --lab-controls --quiet"
+
+The command after "--" is started with "--port 0" added (it prints the port it got); the proxy listens on
+--port and forwards each request to it. The grader sends one request per connection ("Connection: close"),
+so the proxy does too. When the server ends (a Lab-Crash), the proxy ends with it, so the grader sees the
+crash and restarts both.
+
+Faults (--fault, one or none):
+  leak-replays        remembers each 201 by its Idempotency-Key value alone, not by client or endpoint, and
+                      answers any later POST with that key with it (Idempotent-Replayed: true): another
+                      client's, or another endpoint's, key decides the request
+  no-balance-after    drops "from_balance_after" from the 201 of POST /payouts
+  other-409           answers the second POST with an Idempotency-Key seen before 409 /problems/conflict
+                      (a problem type the contract does not have), once per key
+  next-on-full-page   GET /admin/ledger names a next cursor on an exactly full last page (an empty page follows)
+and how it accepts connections:
+  --backlog N         the listen backlog (default 128); Python's http.server uses 5
+  --serial            one request at a time on one thread, as http.server.HTTPServer does
+  --max-in-flight N   serves N requests at once and resets every connection beyond them (a thread pool of N
+                      that turns the rest away, as a kernel with tcp_abort_on_overflow does)
+
+Standard library only.
+"""
+import argparse
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import threading
+
+BACKEND_START_TIMEOUT_S = 10  # a stage server prints its "listening on" line in well under a second
+
+
+def read_message(sock, is_response):
+    """One HTTP/1.1 message framed by Content-Length; without one, a request has no body and a response ends
+    with the stream. (head, body), or None if the stream ended first."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = None
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    if length is None and not is_response:
+        length = 0
+    while length is None or len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            if length is None:
+                break
+            return None
+        body += chunk
+    return head.decode("latin-1"), body
+
+
+def header(head, wanted):
+    for line in head.split("\r\n")[1:]:
+        name, _, value = line.partition(":")
+        if name.strip().lower() == wanted.lower():
+            return value.strip()
+    return None
+
+
+def build(head, body, extra_headers=()):
+    lines = [line for line in head.split("\r\n") if line.partition(":")[0].strip().lower() != "content-length"]
+    lines += list(extra_headers) + ["Content-Length: %d" % len(body)]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
+class Proxy:
+    def __init__(self, fault, backend_port):
+        self.fault = fault
+        self.backend_port = backend_port
+        self.by_key = {}  # Idempotency-Key value -> stored 201 (leak-replays), or "seen"/"answered" (other-409)
+        self.lock = threading.Lock()  # guards by_key
+
+    def forward(self, raw):
+        with socket.create_connection(("127.0.0.1", self.backend_port)) as backend:
+            backend.sendall(raw)
+            return read_message(backend, True)
+
+    def conflict_for(self, request):
+        """other-409: the second request with a key seen before gets 409 /problems/conflict, once per key.
+        Decided in arrival order (the accept loop reads each request before a thread serves it): in threads,
+        a retry could overtake the lost attempt it repeats, and the lost one would get the 409."""
+        head, _ = request
+        key = header(head, "Idempotency-Key") if head.startswith("POST ") else None
+        if key is None:
+            return None
+        with self.lock:
+            if self.by_key.get(key) != "seen":
+                self.by_key.setdefault(key, "seen")
+                return None
+            self.by_key[key] = "answered"
+        problem = json.dumps({"type": "/problems/conflict", "title": "Conflict", "status": 409,
+                              "detail": "this key was used before"}).encode()
+        return build("HTTP/1.1 409 Conflict\r\nContent-Type: application/problem+json\r\nConnection: close", problem)
+
+    def answer(self, request):
+        head, body = request
+        method, path = head.split(" ")[:2]
+        key = header(head, "Idempotency-Key") if method == "POST" else None
+        with self.lock:
+            if self.fault == "leak-replays" and key in self.by_key:
+                stored_head, stored_body = self.by_key[key]
+                return build(stored_head, stored_body, ["Idempotent-Replayed: true"])
+        response = self.forward(build(head, body))
+        if response is None:
+            return None  # the server died (a Lab-Crash): the client gets no answer either
+        res_head, res_body = response
+        status = res_head.split(" ")[1]
+        if self.fault == "leak-replays" and key is not None and status == "201":
+            with self.lock:
+                self.by_key.setdefault(key, (res_head, res_body))
+        if self.fault == "next-on-full-page" and path.startswith("/admin/ledger") and status == "200":
+            page = json.loads(res_body)
+            query = dict(pair.split("=") for pair in path.partition("?")[2].split("&") if "=" in pair)
+            limit = int(query.get("limit", 100))
+            if page["next"] is None and page["entries"] and len(page["entries"]) == limit:
+                page["next"] = page["entries"][-1]["id"]
+                res_body = json.dumps(page).encode()
+        if self.fault == "no-balance-after" and path == "/payouts" and status == "201":
+            entry = json.loads(res_body)
+            entry.pop("from_balance_after", None)
+            res_body = json.dumps(entry).encode()
+        return build(res_head, res_body)
+
+    def serve(self, client, request=None, response=None):
+        with client:
+            try:
+                if request is None:
+                    request = read_message(client, False)
+                if response is None and request is not None:
+                    response = self.answer(request)
+                if response is not None:
+                    client.sendall(response)
+            except OSError as e:  # the client went away: the next one is served all the same
+                print("faulty_proxy: %r" % e, file=sys.stderr, flush=True)
+
+
+def serve_then_release(proxy, client, in_flight, request=None, response=None):
+    try:
+        proxy.serve(client, request, response)
+    finally:
+        if in_flight:
+            in_flight.release()
+
+
+def follow(backend):
+    """Reads the server's log lines (a full pipe would block it) until it ends, then ends the proxy: after a
+    crash the grader caused, it restarts both."""
+    for _ in backend.stdout:
+        pass
+    backend.wait()
+    os._exit(1)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--fault", choices=["leak-replays", "no-balance-after", "other-409", "next-on-full-page"])
+    parser.add_argument("--backlog", type=int, default=128)
+    parser.add_argument("--serial", action="store_true")
+    parser.add_argument("--max-in-flight", type=int)
+    parser.add_argument("server", nargs=argparse.REMAINDER, help="-- the server command")
+    args = parser.parse_args()
+    command = args.server[1:] if args.server[:1] == ["--"] else args.server
+    if not command:
+        parser.error("give the server command after --")
+
+    backend = subprocess.Popen(command + ["--port", "0"], stdout=subprocess.PIPE, text=True)
+    line = backend.stdout.readline()  # "listening on http://127.0.0.1:PORT"
+    if "listening on" not in line:
+        sys.exit("faulty_proxy: the server did not start: %r" % line)
+    backend_port = int(line.rsplit(":", 1)[1])
+    threading.Thread(target=follow, args=(backend,), daemon=True).start()
+
+    proxy = Proxy(args.fault, backend_port)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", args.port))
+    listener.listen(args.backlog)
+    print("listening on http://127.0.0.1:%d" % args.port, flush=True)
+    in_flight = threading.BoundedSemaphore(args.max_in_flight) if args.max_in_flight else None
+    while True:
+        client, _ = listener.accept()
+        if args.serial:
+            proxy.serve(client)
+        elif in_flight and not in_flight.acquire(blocking=False):
+            # Linger 0: close() sends RST, so the client sees "connection reset" before any answer.
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            client.close()
+        elif args.fault == "other-409":
+            try:  # read here, in arrival order (Proxy.conflict_for)
+                client.settimeout(10)
+                request = read_message(client, False)
+            except OSError:
+                request = None
+            if request is None:
+                client.close()
+                continue
+            response = proxy.conflict_for(request)
+            threading.Thread(target=serve_then_release, args=(proxy, client, in_flight, request, response),
+                             daemon=True).start()
+        else:
+            threading.Thread(target=serve_then_release, args=(proxy, client, in_flight), daemon=True).start()
+
+
+if __name__ == "__main__":
+    main()
