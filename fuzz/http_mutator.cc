@@ -27,8 +27,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz/http_mutations.h"
-#include "grader/wire/lab_api.h"
 #include "grader/report/report.h"
+#include "grader/wire/lab_api.h"
 #include "grader/wire/target.h"
 
 namespace {

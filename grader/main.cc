@@ -1,58 +1,89 @@
-// main.cc: the grader's entry point, a table of contents. LAB.md "The grader".
+// main.cc: the grader's entry point, a table of its commands. LAB.md "The grader".
 //
-//   options.cc        the command line
-//   grade.cc          one server: start it (server_process.cc, target.cc), run the checks (runner.cc)
-//   checks_*.cc       the checks, stage by stage; check_run.cc is what they send and record with
-//   wire.cc           HTTP on raw sockets; history.cc the record of every attempt; audit.cc the verdicts
-//   report.cc, results_json.cc, junit_xml.cc   what people and CI systems read
-//   report_html.cc    the same as one HTML page (--html): timeline_svg.cc draws each failed check's history,
-//                     day_chart_svg.cc the day's damage; report_command.cc is `grader report`
-//   matrix.cc         the grader checking itself against every reference stage and wrong turn
-//   day_*.cc          `grader day`: the day of requests (generate, replay, audit, show). LAB.md "The day"
-//   demo*.cc          `grader demo`: narrated failure scenarios for a class. LAB.md "The day" (the show)
-//   mutants.cc        `grader mutants`: the grader checking itself against realistic mistakes in stage 6
-//   soak*.cc          `grader soak`: crash-and-retry rounds on one database file. LAB.md "Reliability"
-//   load*.cc          `grader load`: bounded loopback load on stage 6. LAB.md "Plumbing" (Reliability)
+// The rooms below it (grader/CMakeLists.txt draws the floors): cli/ holds every command and the one
+// command-line parser they share (cli/command_line.h); report/ what people and CI systems read; day/, demo/,
+// soak/ and load/ the engines; checks/ the checks and their runner; record/ the history and the audit;
+// wire/ HTTP and the server's process; base/ the ground floor.
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "grader/checks/check.h"
 #include "grader/cli/day.h"
 #include "grader/cli/demo.h"
-#include "grader/cli/load.h"
-#include "grader/cli/mutants.h"
 #include "grader/cli/grade.h"
+#include "grader/cli/load.h"
 #include "grader/cli/matrix.h"
+#include "grader/cli/mutants.h"
 #include "grader/cli/options.h"
 #include "grader/cli/report_command.h"
 #include "grader/cli/soak.h"
 
+namespace {
+
+using Args = std::vector<std::string>;
+
+struct Command {
+  const char* name;     // grader NAME ...
+  const char* summary;  // its line in `grader --help`; `grader NAME --help` says the rest
+  int (*run)(const Args& args);
+};
+
+// `grader matrix` shares the grading options (options.h); every other command parses its own line.
+int run_matrix_command(const Args& args) {
+  Args line{"matrix"};
+  line.insert(line.end(), args.begin(), args.end());
+  auto parsed = grader::parse_grader_options(line);
+  if (auto* error = std::get_if<std::string>(&parsed)) return grader::usage_error(grader::matrix_spec(), *error);
+  const auto& options = std::get<grader::GraderOptions>(parsed);
+  if (options.mode == grader::GraderOptions::Mode::Help) return std::cout << help_text(grader::matrix_spec()), 0;
+  return grader::run_matrix(options);
+}
+
+const Command kCommands[] = {
+    {"matrix", "the grader checks itself against every reference stage and wrong turn", run_matrix_command},
+    {"report", "the matrix and the day on every stage, as one HTML page", grader::run_report},
+    {"day", "the day of requests: generate, replay, show", grader::run_day},
+    {"demo", "narrated failure scenarios on the real stage servers", grader::run_demo},
+    {"mutants", "the grader against stage 6's mutants", grader::run_mutants},
+    {"soak", "crash-and-retry rounds on stage 6, each checked", grader::run_soak},
+    {"load", "bounded loopback load on stage 6", grader::run_load},
+};
+
+// `grader --help`: grading one server, and the commands (each has its own --help).
+grader::CommandSpec top_level_spec() {
+  grader::CommandSpec spec = grader::grade_spec();
+  spec.usage.push_back("COMMAND [options]   a command below; grader COMMAND --help says more");
+  std::size_t width = 0;
+  for (const auto& command : kCommands) width = std::max(width, std::string(command.name).size());
+  std::string commands = "Commands:\n";
+  for (const auto& command : kCommands)
+    commands += "  " + std::string(command.name) + std::string(width + 2 - std::string(command.name).size(), ' ') +
+                command.summary + "\n";
+  spec.description = commands + "\n" + spec.description;
+  return spec;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  // Subcommands with their own command lines (each has --help).
-  if (argc > 1 && std::string(argv[1]) == "day") return grader::run_day(std::vector<std::string>(argv + 2, argv + argc));
-  if (argc > 1 && std::string(argv[1]) == "demo")
-    return grader::run_demo(std::vector<std::string>(argv + 2, argv + argc));
-  if (argc > 1 && std::string(argv[1]) == "mutants")
-    return grader::run_mutants(std::vector<std::string>(argv + 2, argv + argc));
-  if (argc > 1 && std::string(argv[1]) == "soak") return grader::run_soak(std::vector<std::string>(argv + 2, argv + argc));
-  if (argc > 1 && std::string(argv[1]) == "load")
-    return grader::run_load(std::vector<std::string>(argv + 2, argv + argc));
-  if (argc > 1 && std::string(argv[1]) == "report")
-    return grader::run_report(std::vector<std::string>(argv + 2, argv + argc));
-  auto parsed = grader::parse_grader_options(std::vector<std::string>(argv + 1, argv + argc));
-  if (auto* error = std::get_if<std::string>(&parsed)) {
-    std::cerr << "grader: " << *error << "\nTry 'grader --help'.\n";
-    return 2;
-  }
+  const Args args(argv + 1, argv + argc);
+  if (!args.empty())
+    for (const auto& command : kCommands)
+      if (args[0] == command.name) return command.run(Args(args.begin() + 1, args.end()));
+  auto parsed = grader::parse_grader_options(args);
+  if (auto* error = std::get_if<std::string>(&parsed)) return grader::usage_error(top_level_spec(), *error);
   const auto& options = std::get<grader::GraderOptions>(parsed);
   switch (options.mode) {
     case grader::GraderOptions::Mode::Help:
-      std::cout << grader::usage();
+      std::cout << grader::help_text(top_level_spec());
       return 0;
     case grader::GraderOptions::Mode::List:
       for (const auto& check : grader::all_checks())
         std::cout << check.name << "  " << check.title << "  (LAB.md \"" << check.section << "\")\n";
       return 0;
-    case grader::GraderOptions::Mode::Matrix:
+    case grader::GraderOptions::Mode::Matrix:  // reached through kCommands
       return grader::run_matrix(options);
     case grader::GraderOptions::Mode::Grade:
       return grader::run_grade(options);

@@ -4,8 +4,8 @@
 #include <map>
 #include <sstream>
 
-#include "grader/demo/demo_scene.h"
 #include "grader/base/stage_binaries.h"
+#include "grader/demo/demo_scene.h"
 #include "playground/database_view.h"
 #include "playground/violations.h"
 

@@ -28,14 +28,14 @@
 #include <string>
 #include <vector>
 
+#include "grader/checks/check.h"
 #include "grader/record/anomaly.h"
 #include "grader/record/audit.h"
-#include "grader/checks/check.h"
 #include "grader/record/history.h"
 #include "grader/record/in_flight.h"
+#include "grader/record/world.h"
 #include "grader/wire/lab_api.h"
 #include "grader/wire/target.h"
-#include "grader/record/world.h"
 
 namespace grader {
 

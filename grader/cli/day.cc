@@ -17,15 +17,16 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "grader/day/day_audit.h"
-#include "grader/day/day_generate.h"
-#include "grader/day/day_replay.h"
+#include "grader/base/stage_binaries.h"
+#include "grader/cli/command_line.h"
 #include "grader/cli/grade.h"
 #include "grader/cli/matrix.h"
 #include "grader/cli/options.h"
+#include "grader/day/day_audit.h"
+#include "grader/day/day_generate.h"
+#include "grader/day/day_replay.h"
 #include "grader/report/report.h"
 #include "grader/report/report_html.h"
-#include "grader/base/stage_binaries.h"
 
 namespace grader {
 namespace {
@@ -33,86 +34,58 @@ namespace {
 constexpr std::size_t kIntentsNamed = 5;  // per damage column in the report
 constexpr int kParallelReplays = 2;       // servers replayed at once by --stage all (see replay())
 
-const char* kUsage = R"(grader day: the day of requests (LAB.md "The day"; the log's grammar: logs/README.md).
-
-Usage:
-  grader day generate [--seed S] [--intents N] [--out FILE]
-  grader day replay LOG --stage N|NAME|all [--bin-dir DIR] [options]
-  grader day replay LOG --server "<command with {port} {db} {admin_token}>" [options]
-  grader day replay LOG --url http://127.0.0.1:PORT[,http://127.0.0.1:PORT2...] --admin-token T [options]
-  grader day show LOG INTENT [--record FILE]
-
-generate   writes a deterministic day (default seed 1, 20000 intents) as JSON Lines, to stdout or FILE.
+const CommandSpec kSpec{
+    .name = "grader day",
+    .summary = "the day of requests (LAB.md \"The day\"; the log's grammar: logs/README.md).",
+    .usage = {"generate [--seed S] [--intents N] [--out FILE]",
+              "replay LOG --stage N|NAME|all [--bin-dir DIR] [options]",
+              "replay LOG --server \"<command with {port} {db} {admin_token}>\" [options]",
+              "replay LOG --url http://127.0.0.1:PORT[,http://127.0.0.1:PORT2...] --admin-token T [options]",
+              "show LOG INTENT [--record FILE]"},
+    .description = R"(generate   writes a deterministic day (default seed 1, 20000 intents) as JSON Lines, to stdout or FILE.
 replay     starts the server (a stage by number, a wrong turn by name as in `grader matrix`, or `all`
            for every reference binary one after the other), sends every attempt of the day as its client
            did, and prints the damage the audit counts: one row per server.
 show       prints one intent: its story, every send, and with --record what each send got and what the
-           ledger holds for it.
-
-Replay options:
-  --workers N      clients sending at once (default 64)
-  --speed X        day time runs X times faster than real time between intents (default: about 10000
-                   intents a second, and at most 10000 times faster)
-  --json FILE      the figures as JSON
-  --html FILE      the damage table and a bar chart as one self-contained HTML page
-  --record FILE    every send's answer and the ledger, for `grader day show` (with one server only)
-  --expect-clean   exit 1 if the audit finds damage (the published expiry policy is not damage)
-  --expect C=N,..  exit 1 unless each named column counts N (C>N: more than N) and every other
-                   damage column 0
-                   (columns: dup lost mismatch cross inconsistent misplaced conserv expired)
-
-A server the grader starts gets --lab-controls (Lab-Delay-Ms, Lab-Crash, POST /admin/clock are needed);
+           ledger holds for it.)",
+    .flags = {{"--seed", "S", "generate: the day's seed (default 1)"},
+              {"--intents", "N", "generate: how many intents (default 20000)"},
+              {"--out", "FILE", "generate: write the day here instead of stdout"},
+              {"--stage", "N|NAME|all", "replay: the reference binary (or all of them, one after the other)"},
+              {"--bin-dir", "DIR", "replay: where the binaries are (default: <the grader's folder>/../stages)"},
+              {"--server", "CMD", "replay: start this command"},
+              {"--url", "URL[,URL...]", "replay: a running server, or several instances of one"},
+              {"--admin-token", "T", "replay: the running server's admin token (with --url)"},
+              {"--workers", "N", "replay: clients sending at once (default 64)"},
+              {"--speed", "X",
+               "replay: day time runs X times faster than real time between intents (default: about\n"
+               "10000 intents a second, and at most 10000 times faster)"},
+              {"--json", "FILE", "replay: the figures as JSON"},
+              {"--html", "FILE", "replay: the damage table and a bar chart as one self-contained HTML page"},
+              {"--record", "FILE",
+               "replay: every send's answer and the ledger, for `grader day show` (with one server only);\n"
+               "show: the record to read"},
+              {"--expect-clean", "", "replay: exit 1 if the audit finds damage (the published expiry policy is not damage)"},
+              {"--expect", "C=N,..",
+               "replay: exit 1 unless each named column counts N (C>N: more than N) and every other\n"
+               "damage column 0 (columns: dup lost mismatch cross inconsistent misplaced conserv expired)"}},
+    .closing = R"(A server the grader starts gets --lab-controls (Lab-Delay-Ms, Lab-Crash, POST /admin/clock are needed);
 with --url, start it so yourself; crashes are then not sent, since the grader cannot restart it. Several
 comma-separated URLs are instances of one server on one shared database: each request goes to the next.
-Progress is shown on a terminal; colour never (the table is for reading and for copying).
-)";
+Progress is shown on a terminal; colour never (the table is for reading and for copying).)",
+    .positional = 3};
 
-struct Args {
-  std::vector<std::string> positional;
-  std::map<std::string, std::string> options;
-  std::set<std::string> flags;
-};
-
-std::optional<Args> parse_args(const std::vector<std::string>& args, const std::set<std::string>& with_value,
-                               const std::set<std::string>& flags, std::string* error) {
-  Args out;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (with_value.count(a)) {
-      if (i + 1 == args.size()) return *error = a + " needs a value", std::nullopt;
-      out.options[a] = args[++i];
-    } else if (flags.count(a)) {
-      out.flags.insert(a);
-    } else if (a.rfind("--", 0) == 0) {
-      return *error = "unknown option " + a, std::nullopt;
-    } else {
-      out.positional.push_back(a);
-    }
-  }
-  return out;
-}
-
-int usage_error(const std::string& why) {
-  std::cerr << "grader day: " << why << "\nTry 'grader day --help'.\n";
-  return 2;
-}
+int usage_error(const std::string& why) { return usage_error(kSpec, why); }
 
 // --- generate ---
-int generate(const Args& a) {
+int generate(CommandLine& a) {
   DayShape shape;
-  if (a.options.count("--seed")) {
-    auto seed = parse_number<std::uint64_t>(a.options.at("--seed"), 0, UINT64_MAX);
-    if (!seed) return usage_error("--seed takes a non-negative integer");
-    shape.seed = *seed;
-  }
-  if (a.options.count("--intents")) {
-    auto n = parse_number<std::int64_t>(a.options.at("--intents"), 1, 10'000'000);
-    if (!n) return usage_error("--intents takes a number from 1 to 10000000");
-    shape.intents = *n;
-  }
+  a.number<std::uint64_t>("--seed", 0, UINT64_MAX, shape.seed);
+  a.number<std::int64_t>("--intents", 1, 10'000'000, shape.intents);
+  if (a.failed()) return usage_error(a.error());
   auto t0 = std::chrono::steady_clock::now();
   DayLog day = generate_day(shape);
-  std::string out = a.options.count("--out") ? a.options.at("--out") : "";
+  std::string out = a.text("--out");
   if (out.empty()) {
     write_day_log(std::cout, day);
   } else {
@@ -286,27 +259,22 @@ DayReport day_report(const DayLog& day, const std::string& log, const std::vecto
   return report;
 }
 
-int replay(const Args& a) {
-  if (a.positional.size() != 2) return usage_error("replay takes one LOG");
-  const std::string log = a.positional[1];
-  const int modes = a.options.count("--stage") + a.options.count("--server") + a.options.count("--url");
+int replay(CommandLine& a) {
+  if (a.positional().size() != 2) return usage_error("replay takes one LOG");
+  const std::string log = a.positional()[1];
+  const int modes = a.has("--stage") + a.has("--server") + a.has("--url");
   if (modes != 1) return usage_error("replay takes one of --stage, --server and --url");
   ReplayConfig config;
   config.progress = isatty(STDERR_FILENO) != 0;
-  if (a.options.count("--workers")) {
-    auto w = parse_number<int>(a.options.at("--workers"), 1, 512);
-    if (!w) return usage_error("--workers takes a number from 1 to 512");
-    config.workers = *w;
-  }
-  if (a.options.count("--speed")) {
-    auto x = parse_number<std::int64_t>(a.options.at("--speed"), 1, 1'000'000'000);
-    if (!x) return usage_error("--speed takes a whole number from 1 to 1000000000");
-    config.speed = static_cast<double>(*x);
-  }
+  a.number("--workers", 1, 512, config.workers);
+  std::int64_t speed = 0;
+  a.number<std::int64_t>("--speed", 1, 1'000'000'000, speed);
+  if (a.failed()) return usage_error(a.error());
+  if (speed > 0) config.speed = static_cast<double>(speed);
   // --expect: column -> (count, at least instead of exactly)
   std::map<std::string, std::pair<std::int64_t, bool>> expect;
-  if (a.options.count("--expect")) {
-    std::string list = a.options.at("--expect") + ",";
+  if (a.has("--expect")) {
+    std::string list = a.text("--expect") + ",";
     for (std::size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 1) {
       std::string item = list.substr(at, comma - at);
       auto op = item.find_first_of("=>");
@@ -325,14 +293,14 @@ int replay(const Args& a) {
     std::cerr << "grader day: " << e.what() << "\n";
     return 2;
   }
-  const std::string bin_dir = a.options.count("--bin-dir") ? a.options.at("--bin-dir") : "";
+  const std::string bin_dir = a.text("--bin-dir");
   std::vector<std::pair<std::string, std::string>> servers;  // label, command
-  if (a.options.count("--stage")) {
+  if (a.has("--stage")) {
     std::vector<std::string> names;
-    if (a.options.at("--stage") == "all")
+    if (a.text("--stage") == "all")
       for (const auto& s : stage_servers()) names.push_back(s.binary);
     else
-      names.push_back(a.options.at("--stage"));
+      names.push_back(a.text("--stage"));
     for (const auto& name : names) {
       auto path = find_stage_binary(name, bin_dir);
       if (!path) {
@@ -343,21 +311,21 @@ int replay(const Args& a) {
       }
       servers.emplace_back(std::filesystem::path(*path).filename().string(), stage_command(*path));
     }
-  } else if (a.options.count("--server")) {
-    servers.emplace_back(a.options.at("--server"), a.options.at("--server"));
+  } else if (a.has("--server")) {
+    servers.emplace_back(a.text("--server"), a.text("--server"));
   }
-  const std::string record = a.options.count("--record") ? a.options.at("--record") : "";
+  const std::string record = a.text("--record");
   if (!record.empty() && servers.size() > 1) return usage_error("--record goes with one server");
 
   kill_servers_on_signal();
   std::vector<Row> rows;
-  if (a.options.count("--url")) {
-    if (!a.options.count("--admin-token")) return usage_error("--url needs --admin-token");
-    const std::string& url = a.options.at("--url");
+  if (a.has("--url")) {
+    if (!a.has("--admin-token")) return usage_error("--url needs --admin-token");
+    const std::string& url = a.text("--url");
     auto addresses = parse_urls(url);
     if (auto* error = std::get_if<std::string>(&addresses)) return usage_error(*error);
     rows.push_back(replay_one(
-        day, url, Target::attach(std::get<std::vector<Address>>(addresses), a.options.at("--admin-token"), {}),
+        day, url, Target::attach(std::get<std::vector<Address>>(addresses), a.text("--admin-token"), {}),
         config));
   }
   auto replayed = replay_servers(day, servers, config);
@@ -370,21 +338,21 @@ int replay(const Args& a) {
     std::printf("\nwhich intents, and one of them in full: grader day replay %s --stage N --record FILE\n", log.c_str());
   }
   if (!record.empty() && rows.size() == 1 && rows[0].error.empty()) write_record(record, day, rows[0]);
-  if (a.options.count("--json")) {
+  if (a.has("--json")) {
     nlohmann::json j = {{"log", log}, {"intents", day.intents.size()}, {"sends", day.send_count()}};
     for (const auto& r : rows) j["servers"].push_back(row_json(r));
-    std::ofstream out(a.options.at("--json"), std::ios::binary);
+    std::ofstream out(a.text("--json"), std::ios::binary);
     out << j.dump(2) << "\n";
-    if (!out) return std::cerr << "grader day: cannot write " << a.options.at("--json") << "\n", 1;
+    if (!out) return std::cerr << "grader day: cannot write " << a.text("--json") << "\n", 1;
   }
   bool failed = false;
-  if (a.options.count("--html")) {
+  if (a.has("--html")) {
     HtmlReport report{.title = "grader day replay " + log, .day = day_report(day, log, rows)};
-    failed = !write_report_html(a.options.at("--html"), report);
+    failed = !write_report_html(a.text("--html"), report);
   }
   for (const auto& r : rows) {
-    failed = failed || !r.error.empty() || (a.flags.count("--expect-clean") && !r.damage.clean());
-    if (!r.error.empty() || !a.options.count("--expect")) continue;
+    failed = failed || !r.error.empty() || (a.has("--expect-clean") && !r.damage.clean());
+    if (!r.error.empty() || !a.has("--expect")) continue;
     for (Damage d : kAllDamage) {
       std::string name = plain_name(d);
       if (!expect.count(name) && d == Damage::Expired) continue;  // policy: judged only when named
@@ -415,17 +383,17 @@ std::string send_text(const DaySend& s) {
   return t;
 }
 
-int show(const Args& a) {
-  if (a.positional.size() != 3) return usage_error("show takes LOG and INTENT");
+int show(CommandLine& a) {
+  if (a.positional().size() != 3) return usage_error("show takes LOG and INTENT");
   DayLog day;
   try {
-    day = read_day_log(a.positional[1]);
+    day = read_day_log(a.positional()[1]);
   } catch (const DayLogError& e) {
     std::cerr << "grader day: " << e.what() << "\n";
     return 2;
   }
-  const DayIntent* intent = day.intent(a.positional[2]);
-  if (!intent) return std::cerr << "grader day: no intent " << a.positional[2] << " in " << a.positional[1] << "\n", 2;
+  const DayIntent* intent = day.intent(a.positional()[2]);
+  if (!intent) return std::cerr << "grader day: no intent " << a.positional()[2] << " in " << a.positional()[1] << "\n", 2;
   std::printf("%s  story %s, client %s, key %s\n", intent->id.c_str(), intent->story.c_str(), intent->client.c_str(),
               intent->key.c_str());
   if (intent->kind == "transfer")
@@ -438,9 +406,9 @@ int show(const Args& a) {
   std::map<std::size_t, nlohmann::json> answers;
   std::vector<nlohmann::json> entries;
   std::string tag_suffix = "." + (intent->body_of.empty() ? intent->id : intent->body_of);
-  if (a.options.count("--record")) {
-    std::ifstream in(a.options.at("--record"));
-    if (!in) return std::cerr << "grader day: cannot read " << a.options.at("--record") << "\n", 2;
+  if (a.has("--record")) {
+    std::ifstream in(a.text("--record"));
+    if (!in) return std::cerr << "grader day: cannot read " << a.text("--record") << "\n", 2;
     std::string line;
     while (std::getline(in, line)) {
       auto j = nlohmann::json::parse(line, nullptr, false);
@@ -464,7 +432,7 @@ int show(const Args& a) {
     else
       std::printf("    < no answer: %s\n", ans.value("error", "").c_str());
   }
-  if (a.options.count("--record")) {
+  if (a.has("--record")) {
     std::printf("  ledger: %zu entr%s\n", entries.size(), entries.size() == 1 ? "y" : "ies");
     for (const auto& e : entries) std::printf("    %s\n", e.dump().c_str());
   }
@@ -483,17 +451,14 @@ DayReport replay_on_every_stage(const DayLog& day, const std::string& log, const
 }
 
 int run_day(const std::vector<std::string>& args) {
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") return std::cout << kUsage, args.empty() ? 2 : 0;
-  std::string error;
-  auto parsed = parse_args(args, {"--seed", "--intents", "--out", "--stage", "--server", "--url", "--admin-token",
-                                  "--bin-dir", "--workers", "--json", "--html", "--record", "--speed", "--expect"},
-                           {"--expect-clean", "--help"}, &error);
-  if (!parsed) return usage_error(error);
-  if (parsed->flags.count("--help")) return std::cout << kUsage, 0;
-  const std::string& verb = parsed->positional.empty() ? "" : parsed->positional[0];
-  if (verb == "generate") return parsed->positional.size() == 1 ? generate(*parsed) : usage_error("generate takes no LOG");
-  if (verb == "replay") return replay(*parsed);
-  if (verb == "show") return show(*parsed);
+  if (args.empty()) return std::cout << help_text(kSpec), 2;
+  auto line = parse_command_line(kSpec, args);
+  if (auto* status = std::get_if<int>(&line)) return *status;
+  auto& a = std::get<CommandLine>(line);
+  const std::string& verb = a.positional().empty() ? "" : a.positional()[0];
+  if (verb == "generate") return a.positional().size() == 1 ? generate(a) : usage_error("generate takes no LOG");
+  if (verb == "replay") return replay(a);
+  if (verb == "show") return show(a);
   return usage_error("the verbs are generate, replay and show");
 }
 

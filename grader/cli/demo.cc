@@ -18,25 +18,30 @@
 
 #include <fstream>
 
+#include "grader/base/stage_binaries.h"
+#include "grader/cli/command_line.h"
 #include "grader/demo/demo_scenarios.h"
 #include "grader/report/report.h"
 #include "grader/wire/server_process.h"
-#include "grader/base/stage_binaries.h"
 
 namespace grader {
 namespace {
 
-std::string usage() {
-  return "usage: grader demo                                list the scenarios\n"
-         "       grader demo NAME [--step] [--bin-dir DIR] tell one, on its flawed stage, then its fixing stage\n"
-         "       grader demo all [--step] [--bin-dir DIR]  tell every scenario in turn\n"
-         "       (either with --history FILE)\n"
-         "  --step          wait for Enter before each step (reads stdin; at its end, goes on)\n"
-         "  --bin-dir DIR   where the stage binaries are (default: <build>/stages beside the grader)\n"
-         "  --history FILE  every request and answer, in the grader's history format (JSON Lines); the\n"
-         "                  check of each event is \"<scenario>/flawed\", \"<scenario>/fixing\" or \"<scenario>/only\"\n"
-         "Colour on a terminal only, never with NO_COLOR. LAB.md \"The day\" (the show).\n";
-}
+const CommandSpec kSpec{
+    .name = "grader demo",
+    .summary = "narrated failure scenarios, each told on the real stage server that has the flaw, then on\n"
+               "the stage that fixes it (LAB.md \"The day\", the show).",
+    .usage = {"", "NAME [--step] [--bin-dir DIR] [--history FILE]", "all [--step] [--bin-dir DIR] [--history FILE]"},
+    .description = "Without NAME it lists the scenarios; with NAME it tells that one, on its flawed stage, then on its\n"
+                   "fixing stage; with all, every scenario in turn.",
+    .flags = {{"--step", "", "wait for Enter before each step (reads stdin; at its end, goes on)"},
+              {"--bin-dir", "DIR", "where the stage binaries are (default: <build>/stages beside the grader)"},
+              {"--history", "FILE",
+               "every request and answer, in the grader's history format (JSON Lines); the\n"
+               "check of each event is \"<scenario>/flawed\", \"<scenario>/fixing\" or \"<scenario>/only\""}},
+    .closing = "Exit status: 0 when every scenario told showed its flaw and its fix, 1 when one did not, 2 for a usage\n"
+               "error. Colour on a terminal only, never with NO_COLOR.",
+    .positional = 1};
 
 std::string stands_of(const DemoScenario& s) {
   return "flaw on " + std::string(s.flawed.label) +
@@ -98,28 +103,13 @@ bool run_scenario(const DemoScenario& s, const Narration& n, const std::string& 
 }  // namespace
 
 int run_demo(const std::vector<std::string>& args) {
-  std::optional<std::string> name;
-  std::string bin_dir;
-  bool step = false;
-  std::string history_path;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::cout << usage();
-      return 0;
-    } else if (a == "--step") {
-      step = true;
-    } else if (a == "--history" && i + 1 < args.size()) {
-      history_path = args[++i];
-    } else if (a == "--bin-dir" && i + 1 < args.size()) {
-      bin_dir = args[++i];
-    } else if (!a.starts_with("-") && !name) {
-      name = a;
-    } else {
-      std::cerr << "grader demo: unexpected argument '" << a << "'\n" << usage();
-      return 2;
-    }
-  }
+  auto line = parse_command_line(kSpec, args);
+  if (auto* status = std::get_if<int>(&line)) return *status;
+  const auto& cl = std::get<CommandLine>(line);
+  const std::optional<std::string> name =
+      cl.positional().empty() ? std::nullopt : std::optional<std::string>(cl.positional()[0]);
+  const std::string bin_dir = cl.text("--bin-dir"), history_path = cl.text("--history");
+  const bool step = cl.has("--step");
   if (!name) {
     list_scenarios(std::cout);
     return 0;

@@ -7,13 +7,13 @@
 #include <iostream>
 #include <random>
 
+#include "grader/base/rng.h"
+#include "grader/base/stage_binaries.h"
+#include "grader/checks/runner.h"
 #include "grader/report/junit_xml.h"
 #include "grader/report/report.h"
 #include "grader/report/report_html.h"
 #include "grader/report/results_json.h"
-#include "grader/checks/runner.h"
-#include "grader/base/rng.h"
-#include "grader/base/stage_binaries.h"
 
 namespace grader {
 namespace {

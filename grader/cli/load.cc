@@ -14,13 +14,13 @@
 #include <random>
 #include <thread>
 
-#include "grader/wire/lab_api.h"
+#include "grader/base/process_memory.h"
+#include "grader/base/stage_binaries.h"
+#include "grader/cli/command_line.h"
 #include "grader/load/load_audit.h"
 #include "grader/load/load_traffic.h"
-#include "grader/cli/options.h"
-#include "grader/base/process_memory.h"
 #include "grader/report/report.h"
-#include "grader/base/stage_binaries.h"
+#include "grader/wire/lab_api.h"
 #include "grader/wire/target.h"
 
 namespace grader {
@@ -28,30 +28,6 @@ namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-
-const char* kUsage = R"(grader load: bounded loopback load on one server (LAB.md "Plumbing", Reliability, "Load").
-
-Usage:
-  grader load [--bin-dir <build>/stages | --server "<command>"] [--seconds-per-phase S]
-
-Starts stage 6 (from --bin-dir, default: beside the grader), or the --server command with {port}, {db}
-and {admin_token}, and runs three phases of S seconds each (default 8):
-  1  64 keep-alive connections: new transfers, retries of completed keys (each must be replayed byte for
-     byte), and the same new key sent on two connections at once (one 201; the other 409 in progress or
-     the same 201 replayed)
-  2  the same on 256 connections: every connection is answered, no request waits over 3 s
-  3  slow clients: 128 sockets sending a request head at 4 bytes a second and 32 idle keep-alive
-     connections, while 8 healthy clients send transfers; each must be answered within 3 s
-Then requests left without an answer are sent again until answered, and the money is audited: one ledger
-row per key answered 201, and every balance equal to its opening balance moved by the accepted transfers.
-The server's memory (VmRSS of its process group) must end phase 3 at most 16 MiB above phase 2's peak.
-
-Prints one row per phase: connections, requests, requests per second, latency (p50, p99, max), memory
-(start, peak, end), verdict and statuses; then what failed. About 40 s with the default phases.
-
-Exit status: 0 when every phase and the audit passed; 1 when one failed; 2 for a usage error or a server
-that does not start. Colour only on a terminal; NO_COLOR turns it off.
-)";
 
 // The phases (load.h). The counts are the issue's: 256 keep-alive clients and 128 slow sockets stopped a
 // server whose pool had 128 workers.
@@ -86,6 +62,30 @@ constexpr std::size_t kShownFailures = 8;
 // File descriptors: every connection of phase 2 with its simultaneous copy, phase 3's sockets, and room.
 constexpr rlim_t kDescriptorsNeeded = 2 * kPhase2Connections + kSlowSockets + kIdleConnections + 256;
 
+const CommandSpec kSpec{
+    .name = "grader load",
+    .summary = "bounded loopback load on one server (LAB.md \"Plumbing\", Reliability, \"Load\").",
+    .usage = {"[--bin-dir <build>/stages | --server \"<command>\"] [--seconds-per-phase S]"},
+    .description = R"(Starts stage 6 (from --bin-dir, default: beside the grader), or the --server command with {port}, {db}
+and {admin_token}, and runs three phases of S seconds each (default 8):
+  1  64 keep-alive connections: new transfers, retries of completed keys (each must be replayed byte for
+     byte), and the same new key sent on two connections at once (one 201; the other 409 in progress or
+     the same 201 replayed)
+  2  the same on 256 connections: every connection is answered, no request waits over 3 s
+  3  slow clients: 128 sockets sending a request head at 4 bytes a second and 32 idle keep-alive
+     connections, while 8 healthy clients send transfers; each must be answered within 3 s
+Then requests left without an answer are sent again until answered, and the money is audited: one ledger
+row per key answered 201, and every balance equal to its opening balance moved by the accepted transfers.
+The server's memory (VmRSS of its process group) must end phase 3 at most 16 MiB above phase 2's peak.
+
+Prints one row per phase: connections, requests, requests per second, latency (p50, p99, max), memory
+(start, peak, end), verdict and statuses; then what failed. About 40 s with the default phases.)",
+    .flags = {{"--bin-dir", "DIR", "where stage 6 is (default: <the grader's folder>/../stages)"},
+              {"--server", "CMD", "start this command instead, with {port}, {db} and {admin_token}"},
+              {"--seconds-per-phase", "S", "each phase's length in seconds (default 8)"}},
+    .closing = R"(Exit status: 0 when every phase and the audit passed; 1 when one failed; 2 for a usage error or a server
+that does not start. Colour only on a terminal; NO_COLOR turns it off.)"};
+
 struct PhaseResult {
   std::string name;
   int connections = 0;
@@ -96,11 +96,6 @@ struct PhaseResult {
   std::vector<std::string> notes;     // what the row cannot show
   std::vector<std::string> failures;  // empty: PASS
 };
-
-int usage_error(const std::string& why) {
-  std::cerr << "grader load: " << why << "\nTry 'grader load --help'.\n";
-  return 2;
-}
 
 // The kernel's default soft limit is 1024 descriptors; the phases need more, and so does the server,
 // which inherits the grader's limits.
@@ -309,31 +304,18 @@ void print_table(const std::vector<PhaseResult>& phases, bool colour) {
 }  // namespace
 
 int run_load(const std::vector<std::string>& args) {
-  std::string bin_dir, server;
+  auto line = parse_command_line(kSpec, args);
+  if (auto* status = std::get_if<int>(&line)) return *status;
+  auto& cl = std::get<CommandLine>(line);
+  std::string bin_dir = cl.text("--bin-dir"), server = cl.text("--server");
   int seconds_per_phase = kDefaultSecondsPerPhase;
-  bool help = false;
-  auto take = [&](const std::string& a, const std::string& v) -> std::optional<std::string> {
-    if (a == "--bin-dir") {
-      bin_dir = v;
-    } else if (a == "--server") {
-      server = v;
-    } else if (a == "--seconds-per-phase") {
-      auto n = parse_number<int>(v, kMinSecondsPerPhase, 600);
-      if (!n) return "--seconds-per-phase takes a whole number from " + std::to_string(kMinSecondsPerPhase) + " to 600";
-      seconds_per_phase = *n;
-    } else {
-      return "unknown option " + a;
-    }
-    return std::nullopt;
-  };
-  auto wrong = parse_option_pairs(args, &help, take);
-  if (help) return std::cout << kUsage, 0;
-  if (wrong) return usage_error(*wrong);
-  if (!bin_dir.empty() && !server.empty()) return usage_error("give --bin-dir or --server, not both");
+  cl.number("--seconds-per-phase", kMinSecondsPerPhase, 600, seconds_per_phase);
+  if (cl.has("--bin-dir") && cl.has("--server")) cl.fail("give --bin-dir or --server, not both");
+  if (cl.failed()) return usage_error(kSpec, cl.error());
   if (server.empty()) {
     auto stage6 = find_stage_binary("6", bin_dir);
     if (!stage6)
-      return usage_error("no built stage 6 in " + (bin_dir.empty() ? default_bin_dir() : bin_dir) + " (run make build)");
+      return usage_error(kSpec, "no built stage 6 in " + (bin_dir.empty() ? default_bin_dir() : bin_dir) + " (run make build)");
     server = stage_command(*stage6);
   }
 

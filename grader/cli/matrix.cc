@@ -7,13 +7,13 @@
 #include <map>
 #include <mutex>
 
-#include "grader/checks/check.h"
-#include "grader/cli/grade.h"
 #include "grader/base/parallel.h"
-#include "grader/report/report.h"
-#include "grader/checks/runner.h"
 #include "grader/base/rng.h"
 #include "grader/base/stage_binaries.h"
+#include "grader/checks/check.h"
+#include "grader/checks/runner.h"
+#include "grader/cli/grade.h"
+#include "grader/report/report.h"
 
 namespace grader {
 namespace {

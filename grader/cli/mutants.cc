@@ -11,29 +11,32 @@
 #include <map>
 #include <set>
 
-#include "grader/checks/check.h"
-#include "grader/cli/matrix.h"
-#include "grader/cli/options.h"
 #include "grader/base/parallel.h"
+#include "grader/checks/check.h"
 #include "grader/checks/runner.h"
+#include "grader/cli/command_line.h"
+#include "grader/cli/matrix.h"
 
 namespace grader {
 namespace {
 
-const char* kUsage = R"(grader mutants: grades stage 6's mutants, each on several seeds (LAB.md "The grader", mutants).
-
-Usage:
-  grader mutants --bin-dir <build>/stages [--mutants grader/mutants] [--seeds N] [--seed S] [--jobs N]
-                 [--only a,b,...]
-
-Each grader/mutants/<name>.mutant is graded as build/stages/mutant_<name> (`make mutants` builds them all;
+const CommandSpec kSpec{
+    .name = "grader mutants",
+    .summary = "grades stage 6's mutants, each on several seeds (LAB.md \"The grader\", mutants).",
+    .usage = {"--bin-dir <build>/stages [--mutants grader/mutants] [--seeds N] [--seed S] [--jobs N]\n"
+              "                 [--only a,b,...]"},
+    .description = R"(Each grader/mutants/<name>.mutant is graded as build/stages/mutant_<name> (`make mutants` builds them all;
 `make test` builds a few) with every check, on seeds S, S+1, ... S+N-1 (default: 3 seeds from 1). A mutant
 is killed on a seed when a check fails, and named right when a failed check names the anomaly the mutant
-file gives. --jobs N grades N seeds at once (default 6). Mutants that are not built are listed and left out, unless --only names them.
-
-Exit status: 0 when every graded mutant was killed and named right on every seed; 1 otherwise; 2 for a
-usage error.
-)";
+file gives. Mutants that are not built are listed and left out, unless --only names them.)",
+    .flags = {{"--bin-dir", "DIR", "where the mutants' binaries are (required)"},
+              {"--mutants", "DIR", "the mutant descriptions (default grader/mutants)"},
+              {"--seeds", "N", "seeds per mutant (default 3)"},
+              {"--seed", "S", "the first seed (default 1)"},
+              {"--jobs", "N", "seeds graded at once (default 6)"},
+              {"--only", "a,b,...", "grade only these mutants"}},
+    .closing = R"(Exit status: 0 when every graded mutant was killed and named right on every seed; 1 otherwise; 2 for a
+usage error.)"};
 
 struct Mutant {
   std::string name, mistake, anomaly;
@@ -57,49 +60,24 @@ struct Result {
   std::string error;
 };
 
-int usage_error(const std::string& why) {
-  std::cerr << "grader mutants: " << why << "\nTry 'grader mutants --help'.\n";
-  return 2;
-}
-
 }  // namespace
 
 int run_mutants(const std::vector<std::string>& args) {
-  std::string bin_dir, dir = "grader/mutants";
+  auto line = parse_command_line(kSpec, args);
+  if (auto* status = std::get_if<int>(&line)) return *status;
+  auto& cl = std::get<CommandLine>(line);
+  const std::string bin_dir = cl.text("--bin-dir"), dir = cl.text("--mutants", "grader/mutants");
   std::uint64_t first_seed = 1;
   int seeds = 3, jobs = kDefaultJobs;
+  cl.number("--seeds", 1, 1000, seeds);
+  cl.number<std::uint64_t>("--seed", 0, UINT64_MAX, first_seed);
+  cl.number("--jobs", 1, 64, jobs);
   std::set<std::string> only;
-  bool help = false;
-  auto take = [&](const std::string& a, const std::string& v) -> std::optional<std::string> {
-    if (a == "--bin-dir") {
-      bin_dir = v;
-    } else if (a == "--mutants") {
-      dir = v;
-    } else if (a == "--seeds") {
-      auto n = parse_number<int>(v, 1, 1000);
-      if (!n) return "--seeds takes a whole number from 1 to 1000";
-      seeds = *n;
-    } else if (a == "--seed") {
-      auto n = parse_number<std::uint64_t>(v, 0, UINT64_MAX);
-      if (!n) return "--seed takes a whole number";
-      first_seed = *n;
-    } else if (a == "--jobs") {
-      auto n = parse_number<int>(v, 1, 64);
-      if (!n) return "--jobs takes a whole number from 1 to 64";
-      jobs = *n;
-    } else if (a == "--only") {
-      std::string list = v + ",";
-      for (std::size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 1)
-        if (comma > at) only.insert(list.substr(at, comma - at));
-    } else {
-      return "unknown option " + a;
-    }
-    return std::nullopt;
-  };
-  auto wrong = parse_option_pairs(args, &help, take);
-  if (help) return std::cout << kUsage, 0;
-  if (wrong) return usage_error(*wrong);
-  if (bin_dir.empty()) return usage_error("--bin-dir is required");
+  const std::string list = cl.text("--only") + ",";
+  for (std::size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 1)
+    if (comma > at) only.insert(list.substr(at, comma - at));
+  if (!cl.has("--bin-dir")) cl.fail("--bin-dir is required");
+  if (cl.failed()) return usage_error(kSpec, cl.error());
 
   std::vector<Mutant> mutants;
   std::error_code error;
@@ -109,11 +87,11 @@ int run_mutants(const std::vector<std::string>& args) {
       if (!m) return std::cerr << "grader mutants: " << entry.path() << " has no mistake: or anomaly: line\n", 2;
       if (only.empty() || only.count(m->name)) mutants.push_back(*m);
     }
-  if (error) return usage_error("cannot read " + dir + ": " + error.message());
+  if (error) return usage_error(kSpec, "cannot read " + dir + ": " + error.message());
   std::sort(mutants.begin(), mutants.end(), [](const Mutant& a, const Mutant& b) { return a.name < b.name; });
   for (const auto& name : only)
     if (std::none_of(mutants.begin(), mutants.end(), [&](const Mutant& m) { return m.name == name; }))
-      return usage_error("no mutant named " + name + " in " + dir);
+      return usage_error(kSpec, "no mutant named " + name + " in " + dir);
 
   auto checks = all_checks();
   auto selected = select_checks(checks, Selection{6, std::nullopt, std::nullopt});

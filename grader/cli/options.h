@@ -1,4 +1,4 @@
-// options.h: the grader's command line. `grader --help` prints usage().
+// options.h: the command lines of `grader --stage N ...` (grading one server) and `grader matrix`.
 //
 //   grader --stage N --server "<command with {port} {db} {admin_token}>" [options]
 //   grader --stage N --url http://127.0.0.1:8080[,http://127.0.0.1:8081...] --admin-token T [options]
@@ -7,13 +7,12 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
-#include "grader/base/numbers.h"
+#include "grader/cli/command_line.h"
 
 namespace grader {
 
@@ -36,15 +35,11 @@ struct GraderOptions {
   bool all_findings = false;  // the terminal shows every finding of a failed check, not only the first 3
 };
 
-// The command line of a subcommand whose options each take one value ("--seeds 3", as `grader mutants`
-// and `grader load` have): calls take(option, value) for each pair in order; take returns what is wrong,
-// or nothing. Returns the first thing wrong, or nothing; *help says whether --help or -h came first.
-std::optional<std::string> parse_option_pairs(
-    const std::vector<std::string>& args, bool* help,
-    const std::function<std::optional<std::string>(const std::string& option, const std::string& value)>& take);
+// The command lines of `grader --stage N ...` and `grader matrix` (command_line.h), for their --help.
+CommandSpec grade_spec();
+CommandSpec matrix_spec();
 
-// The options, or a message saying what is wrong.
+// The options ("matrix" first: the matrix's), or a message saying what is wrong. Mode::Help: --help was asked.
 std::variant<GraderOptions, std::string> parse_grader_options(const std::vector<std::string>& args);
-std::string usage();
 
 }  // namespace grader

@@ -6,17 +6,18 @@
 #include <cstdio>
 #include <iostream>
 
+#include "grader/base/parallel.h"
+#include "grader/base/rng.h"
+#include "grader/base/stage_binaries.h"
 #include "grader/checks/check.h"
+#include "grader/cli/command_line.h"
 #include "grader/cli/day.h"
-#include "grader/day/day_generate.h"
 #include "grader/cli/grade.h"
 #include "grader/cli/matrix.h"
 #include "grader/cli/options.h"
-#include "grader/base/parallel.h"
+#include "grader/day/day_generate.h"
 #include "grader/report/report.h"
 #include "grader/report/report_html.h"
-#include "grader/base/rng.h"
-#include "grader/base/stage_binaries.h"
 
 namespace grader {
 namespace {
@@ -26,34 +27,24 @@ namespace {
 // a time, 4.5 s each on two cores).
 constexpr std::int64_t kDefaultDayIntents = 1000;
 
-const char* kUsage = R"(grader report: the grader matrix and the day of requests on every stage, as one HTML page.
-
-Usage:
-  grader report --html FILE [--bin-dir DIR] [--seed S] [--day LOG] [--intents N] [--jobs N]
-
-It grades every reference stage and wrong turn built in DIR with every check (as `grader matrix` does),
+const CommandSpec kSpec{
+    .name = "grader report",
+    .summary = "the grader matrix and the day of requests on every stage, as one HTML page.",
+    .usage = {"--html FILE [--bin-dir DIR] [--seed S] [--day LOG] [--intents N] [--jobs N]"},
+    .description = R"(It grades every reference stage and wrong turn built in DIR with every check (as `grader matrix` does),
 then replays a day on each of them (as `grader day replay LOG --stage all` does), and writes FILE: the
 check matrix, each failed check with a timeline of its requests (the ones a finding is about marked, a
 link to the first), the day's damage per server as a table and a bar chart. The page is self-contained
-(no script, no external file): open it from disk, attach it, keep it as a CI artifact.
-
-Options:
-  --html FILE    the page to write (required)
-  --bin-dir DIR  where the stage binaries are (default: beside the grader, <build>/stages)
-  --seed S       the matrix's seed and the generated day's (default: a fresh one, printed)
-  --day LOG      the day to replay (default: a generated day of --intents intents)
-  --intents N    the generated day's size (default 1000)
-  --jobs N       servers graded at once (default 6)
-
-It takes as long as `grader matrix` (about 20 s on two cores) and half a minute more for the default day:
+(no script, no external file): open it from disk, attach it, keep it as a CI artifact.)",
+    .flags = {{"--html", "FILE", "the page to write (required)"},
+              {"--bin-dir", "DIR", "where the stage binaries are (default: beside the grader, <build>/stages)"},
+              {"--seed", "S", "the matrix's seed and the generated day's (default: a fresh one, printed)"},
+              {"--day", "LOG", "the day to replay (default: a generated day of --intents intents)"},
+              {"--intents", "N", "the generated day's size (default 1000)"},
+              {"--jobs", "N", "servers graded at once (default 6)"}},
+    .closing = R"(It takes as long as `grader matrix` (about 20 s on two cores) and half a minute more for the default day:
 under a minute in all. Exit status: 0 when the page was written, the staircase holds and every replay ran;
-1 otherwise; 2 for a usage error.
-)";
-
-int usage_error(const std::string& why) {
-  std::cerr << "grader report: " << why << "\nTry 'grader report --help'.\n";
-  return 2;
-}
+1 otherwise; 2 for a usage error.)"};
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -62,35 +53,19 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int run_report(const std::vector<std::string>& args) {
-  std::string html, bin_dir, day_log;
+  auto line = parse_command_line(kSpec, args);
+  if (auto* status = std::get_if<int>(&line)) return *status;
+  auto& cl = std::get<CommandLine>(line);
+  const std::string html = cl.text("--html"), day_log = cl.text("--day");
+  std::string bin_dir = cl.text("--bin-dir");
   std::optional<std::uint64_t> seed;
   std::int64_t intents = kDefaultDayIntents;
   int jobs = kDefaultJobs;
-  bool help = false;
-  auto error = parse_option_pairs(
-      args, &help, [&](const std::string& option, const std::string& value) -> std::optional<std::string> {
-        if (option == "--html") return html = value, std::nullopt;
-        if (option == "--bin-dir") return bin_dir = value, std::nullopt;
-        if (option == "--day") return day_log = value, std::nullopt;
-        if (option == "--seed") {
-          seed = parse_number<std::uint64_t>(value, 0, UINT64_MAX);
-          return seed ? std::nullopt : std::optional<std::string>("--seed takes a whole number");
-        }
-        if (option == "--intents") {
-          auto n = parse_number<std::int64_t>(value, 1, 1'000'000);
-          if (n) intents = *n;
-          return n ? std::nullopt : std::optional<std::string>("--intents takes a number from 1 to 1000000");
-        }
-        if (option == "--jobs") {
-          auto n = parse_number<int>(value, 1, 64);
-          if (n) jobs = *n;
-          return n ? std::nullopt : std::optional<std::string>("--jobs takes a number from 1 to 64");
-        }
-        return "unknown option " + option;
-      });
-  if (help) return std::cout << kUsage, 0;
-  if (error) return usage_error(*error);
-  if (html.empty()) return usage_error("--html FILE is required");
+  cl.number<std::uint64_t>("--seed", 0, UINT64_MAX, seed);
+  cl.number<std::int64_t>("--intents", 1, 1'000'000, intents);
+  cl.number("--jobs", 1, 64, jobs);
+  if (html.empty()) cl.fail("--html FILE is required");
+  if (cl.failed()) return usage_error(kSpec, cl.error());
   if (bin_dir.empty()) bin_dir = default_bin_dir();
   const std::uint64_t run_seed = seed.value_or(fresh_seed());
 

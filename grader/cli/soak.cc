@@ -12,13 +12,14 @@
 #include <optional>
 #include <variant>
 
+#include "grader/base/rng.h"
+#include "grader/base/stage_binaries.h"
+#include "grader/cli/command_line.h"
 #include "grader/cli/grade.h"
-#include "grader/wire/lab_api.h"
 #include "grader/cli/options.h"
 #include "grader/report/report.h"
 #include "grader/soak/soak_round.h"
-#include "grader/base/rng.h"
-#include "grader/base/stage_binaries.h"
+#include "grader/wire/lab_api.h"
 
 namespace grader {
 namespace {
@@ -30,14 +31,13 @@ constexpr int kSoakLeaseSeconds = 2;
 // Without --every, a progress line every tenth of the rounds.
 constexpr int kProgressLines = 10;
 
-const char* kUsage = R"(grader soak: crash-and-retry rounds on one server and one database file, each checked in full
-(LAB.md "Plumbing", Reliability: soak).
-
-Usage:
-  grader soak [--rounds N] [--seed S] [--stage N|NAME] [--bin-dir DIR] [options]
-  grader soak [--rounds N] [--seed S] --server "<command with {port} {db} {admin_token}>" [options]
-
-Each round makes a few clients and accounts and sends transfers and payouts at once, each with its own
+const CommandSpec kSpec{
+    .name = "grader soak",
+    .summary = "crash-and-retry rounds on one server and one database file, each checked in full\n"
+               "(LAB.md \"Plumbing\", Reliability: soak).",
+    .usage = {"[--rounds N] [--seed S] [--stage N|NAME] [--bin-dir DIR] [options]",
+              "[--rounds N] [--seed S] --server \"<command with {port} {db} {admin_token}>\" [options]"},
+    .description = R"(Each round makes a few clients and accounts and sends transfers and payouts at once, each with its own
 Idempotency-Key. Some first attempts carry Lab-Crash (before-money, after-money), Lab-Fail: busy or
 Lab-Delay-Ms, some are sent twice at once, and in some rounds the server's process group is killed
 (SIGKILL) while requests are in flight. The server is started again on the same database file each time
@@ -54,26 +54,24 @@ not by sleeping. Then every key is sent once more and the round is checked:
   R7 the database file passes PRAGMA integrity_check (read-only, with the sqlite3 program), and no key is
      in_progress past its lease
 The first round that breaks one stops the soak: its findings, the keys they name and the command that
-sends that round's requests again.
-
-Options:
-  --rounds N     rounds to run (default 200)
-  --seed S       the rounds' inputs and fault schedule (default: a fresh seed, printed)
-  --round N      run round N of the seed alone, on a fresh server: the same requests and faults, without
-                 what earlier rounds left in the database
-  --stage N|NAME the reference binary to start (default 6; a wrong turn by name, as in `grader matrix`),
-                 with --lease 2 and --lab-controls
-  --bin-dir DIR  where the binaries are (default: <the grader's folder>/../stages)
-  --server CMD   start this command instead (it must honour --lab-controls); its --lease is read from it
-  --every N      a progress line every N rounds (default: every tenth of the rounds); on a terminal the
-                 line is updated after every round instead
-  --history FILE every attempt of every round, as JSON Lines (LAB.md "The grader", the history format)
-  --all-findings show every finding of the failed round (default: the first 3)
-  --help         this text
-
-Exit status: 0 when every round passed, 1 when one broke an invariant (or the server did not start), 2 for
-a usage error. Colour never: the figures are for reading and copying.
-)";
+sends that round's requests again.)",
+    .flags = {{"--rounds", "N", "rounds to run (default 200)"},
+              {"--seed", "S", "the rounds' inputs and fault schedule (default: a fresh seed, printed)"},
+              {"--round", "N",
+               "run round N of the seed alone, on a fresh server: the same requests and faults, without\n"
+               "what earlier rounds left in the database"},
+              {"--stage", "N|NAME",
+               "the reference binary to start (default 6; a wrong turn by name, as in `grader matrix`),\n"
+               "with --lease 2 and --lab-controls"},
+              {"--bin-dir", "DIR", "where the binaries are (default: <the grader's folder>/../stages)"},
+              {"--server", "CMD", "start this command instead (it must honour --lab-controls); its --lease is read from it"},
+              {"--every", "N",
+               "a progress line every N rounds (default: every tenth of the rounds); on a terminal the\n"
+               "line is updated after every round instead"},
+              {"--history", "FILE", "every attempt of every round, as JSON Lines (LAB.md \"The grader\", the history format)"},
+              {"--all-findings", "", "show every finding of the failed round (default: the first 3)"}},
+    .closing = R"(Exit status: 0 when every round passed, 1 when one broke an invariant (or the server did not start), 2 for
+a usage error. Colour never: the figures are for reading and copying.)"};
 
 struct SoakOptions {
   int rounds = kDefaultRounds;
@@ -87,45 +85,24 @@ struct SoakOptions {
   bool all_findings = false;
 };
 
-int usage_error(const std::string& why) {
-  std::cerr << "grader soak: " << why << "\nTry 'grader soak --help'.\n";
-  return 2;
-}
-
 // The options, or the exit status of a usage error or of --help.
 std::variant<SoakOptions, int> parse_soak_options(const std::vector<std::string>& args) {
+  auto line = parse_command_line(kSpec, args);
+  if (auto* status = std::get_if<int>(&line)) return *status;
+  auto& cl = std::get<CommandLine>(line);
   SoakOptions o;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") return std::cout << kUsage, 0;
-    if (a == "--all-findings") {
-      o.all_findings = true;
-      continue;
-    }
-    if (i + 1 == args.size()) return usage_error(a + " needs a value (or is unknown)");
-    const std::string& v = args[++i];
-    if (a == "--rounds" || a == "--round" || a == "--every") {
-      auto n = parse_number<int>(v, 1, 10'000'000);
-      if (!n) return usage_error(a + " takes a whole number from 1 to 10000000");
-      (a == "--rounds" ? o.rounds : a == "--round" ? o.round.emplace() : o.every.emplace()) = *n;
-    } else if (a == "--seed") {
-      auto n = parse_number<std::uint64_t>(v, 0, UINT64_MAX);
-      if (!n) return usage_error("--seed takes a whole number");
-      o.seed = *n;
-    } else if (a == "--stage") {
-      o.stage = v;
-    } else if (a == "--bin-dir") {
-      o.bin_dir = v;
-    } else if (a == "--server") {
-      o.server = v;
-    } else if (a == "--history") {
-      o.history_path = v;
-    } else {
-      return usage_error("unknown option " + a);
-    }
-  }
-  if (!o.server.empty() && !(o.stage.empty() && o.bin_dir.empty()))
-    return usage_error("--server starts its own command: give it without --stage and --bin-dir");
+  cl.number("--rounds", 1, 10'000'000, o.rounds);
+  cl.number("--round", 1, 10'000'000, o.round);
+  cl.number("--every", 1, 10'000'000, o.every);
+  cl.number<std::uint64_t>("--seed", 0, UINT64_MAX, o.seed);
+  o.stage = cl.text("--stage");
+  o.bin_dir = cl.text("--bin-dir");
+  o.server = cl.text("--server");
+  o.history_path = cl.text("--history");
+  o.all_findings = cl.has("--all-findings");
+  if (!o.server.empty() && (cl.has("--stage") || cl.has("--bin-dir")))
+    cl.fail("--server starts its own command: give it without --stage and --bin-dir");
+  if (cl.failed()) return usage_error(kSpec, cl.error());
   return o;
 }
 
@@ -187,7 +164,7 @@ int run_soak(const std::vector<std::string>& args) {
     const std::string stage = o.stage.empty() ? "6" : o.stage;
     auto binary = find_stage_binary(stage, o.bin_dir);
     if (!binary)
-      return usage_error("no binary for --stage " + stage + " in " +
+      return usage_error(kSpec, "no binary for --stage " + stage + " in " +
                          (o.bin_dir.empty() ? default_bin_dir() : o.bin_dir) +
                          " (build it, or give --bin-dir or --server)");
     command = stage_command(*binary, "--lease " + std::to_string(kSoakLeaseSeconds));

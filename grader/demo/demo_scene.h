@@ -25,10 +25,10 @@
 
 #include "grader/record/history.h"
 #include "grader/record/in_flight.h"
+#include "grader/record/world.h"
 #include "grader/wire/lab_api.h"
 #include "grader/wire/target.h"
 #include "grader/wire/wire.h"
-#include "grader/record/world.h"
 
 namespace grader {
 

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "grader/wire/lab_api.h"
 #include "grader/base/parallel.h"
+#include "grader/wire/lab_api.h"
 
 namespace grader {
 namespace {

@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "grader/checks/check_run.h"
 #include "grader/base/rng.h"
+#include "grader/checks/check_run.h"
 
 namespace grader {
 namespace {

@@ -23,8 +23,8 @@
 
 #include "grader/record/anomaly.h"
 #include "grader/record/history.h"
-#include "grader/wire/lab_api.h"
 #include "grader/record/world.h"
+#include "grader/wire/lab_api.h"
 
 namespace grader {
 

@@ -18,8 +18,8 @@
 #include <optional>
 #include <string>
 
-#include "grader/wire/lab_api.h"
 #include "grader/base/rng.h"
+#include "grader/wire/lab_api.h"
 #include "grader/wire/wire.h"
 
 namespace grader {

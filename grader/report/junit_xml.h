@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "grader/checks/runner.h"
 #include "grader/base/xml_escape.h"
+#include "grader/checks/runner.h"
 
 namespace grader {
 

@@ -8,10 +8,10 @@
 #include <fstream>
 #include <iostream>
 
-#include "grader/report/day_chart_svg.h"
-#include "grader/demo/demo_scene.h"
-#include "grader/report/timeline_svg.h"
 #include "grader/base/xml_escape.h"
+#include "grader/demo/demo_scene.h"
+#include "grader/report/day_chart_svg.h"
+#include "grader/report/timeline_svg.h"
 
 namespace grader {
 namespace {

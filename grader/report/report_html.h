@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
+#include "grader/checks/runner.h"
 #include "grader/day/day_audit.h"
 #include "grader/record/history.h"
-#include "grader/checks/runner.h"
 
 namespace grader {
 

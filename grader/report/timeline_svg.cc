@@ -10,8 +10,8 @@
 #include <map>
 #include <optional>
 
-#include "grader/demo/demo_scene.h"
 #include "grader/base/xml_escape.h"
+#include "grader/demo/demo_scene.h"
 
 namespace grader {
 namespace {

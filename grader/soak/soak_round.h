@@ -30,9 +30,9 @@
 #include <string>
 #include <vector>
 
+#include "grader/checks/check.h"
 #include "grader/record/anomaly.h"
 #include "grader/record/audit.h"
-#include "grader/checks/check.h"
 #include "grader/record/history.h"
 #include "grader/wire/target.h"
 

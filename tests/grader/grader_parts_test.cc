@@ -2,11 +2,11 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "grader/checks/check.h"
-#include "grader/report/junit_xml.h"
-#include "grader/cli/options.h"
 #include "grader/base/rng.h"
+#include "grader/checks/check.h"
 #include "grader/checks/runner.h"
+#include "grader/cli/options.h"
+#include "grader/report/junit_xml.h"
 #include "grader/wire/server_process.h"
 #include "grader/wire/target.h"
 

@@ -1,8 +1,8 @@
 // report_test.cc: what a failure shows (grader/report/report.cc), in the terminal, results.json and JUnit.
 #include <catch2/catch.hpp>
 
-#include "grader/report/junit_xml.h"
 #include "grader/cli/options.h"
+#include "grader/report/junit_xml.h"
 #include "grader/report/report.h"
 #include "grader/report/results_json.h"
 
