@@ -35,7 +35,7 @@ import cdp  # noqa: E402
 import history_compare  # noqa: E402
 from checklist import Checklist, exit_cleanly_on_sigterm, exit_if_no_chromium, expect  # noqa: E402
 
-VALIDATE_HISTORY = os.path.join(REPO, "grader", "tests", "validate_history.py")
+VALIDATE_HISTORY = os.path.join(REPO, "tests", "grader", "validate_history.py")
 # The contract's "playground: http://127.0.0.1:PORT/", or the lab servers' "listening on http://127.0.0.1:PORT".
 URL_LINE = re.compile(r"(?:playground: |listening on )(http://127\.0\.0\.1:\d+)/?")
 CHOICES = ("replay", "409", "422", "new-debit")
