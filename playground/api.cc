@@ -17,21 +17,14 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Every server the playground can start: the reference stages and the wrong turns, by their binary.
+// Every server the playground can start: the stage servers and wrong turns (grader/base/stage_binaries.h),
+// each shown with its title: "wrong turn 2a (SELECT, then INSERT)".
 const std::vector<grader::DemoStand>& all_stands() {
-  static const std::vector<grader::DemoStand> table = {
-      {"stage1_naive", "stage 1"},
-      {"stage2_unique_key", "stage 2"},
-      {"stage3_fingerprint", "stage 3"},
-      {"stage4_two_phase", "stage 4"},
-      {"stage5_replay", "stage 5"},
-      {"stage6_scope_ttl", "stage 6"},
-      {"wrong_select_then_insert", "wrong turn 2a (SELECT, then INSERT)"},
-      {"wrong_insert_or_ignore", "wrong turn 2b (INSERT OR IGNORE)"},
-      {"wrong_raw_fingerprint", "wrong turn 3a (raw fingerprint)"},
-      {"wrong_completed_first", "wrong turn 4a (completed first)"},
-      {"wrong_money_first", "wrong turn 4b (money first)"},
-  };
+  static const std::vector<grader::DemoStand> table = [] {
+    std::vector<grader::DemoStand> stands;
+    for (const auto& s : grader::stage_servers()) stands.push_back({s.binary, s.name + " (" + s.title + ")"});
+    return stands;
+  }();
   return table;
 }
 

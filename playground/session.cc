@@ -37,7 +37,7 @@ std::string_view kind_name(grader::LineKind kind) {
 
 std::string command_for(const grader::DemoStand& stand, const std::string& bin_dir, const char* flags) {
   auto path = grader::find_stage_binary(stand.binary, bin_dir);
-  if (!path) throw std::runtime_error(std::string(stand.binary) + " is not built; run `make build`");
+  if (!path) throw std::runtime_error(stand.binary + " is not built; run `make build`");
   return grader::stage_command(*path, flags);
 }
 
@@ -71,7 +71,7 @@ Session::Session(const grader::DemoScenario* scenario, DemoRole role, grader::De
       role_(role),
       stand_(stand),
       options_(std::move(options)),
-      check_(scenario ? grader::demo_check_name(*scenario, role) : "free/" + std::string(stand.binary)) {
+      check_(scenario ? grader::demo_check_name(*scenario, role) : "free/" + stand.binary) {
   allowed_step_ = auto_until_ = options_.step;
   teller_ = std::jthread([this] { scenario_ ? tell_story() : serve_free_mode(); });
 }

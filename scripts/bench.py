@@ -31,10 +31,10 @@ from benchlib.engine import run_engine
 from benchlib.grader_runs import run_day, run_matrix
 from benchlib.http_rows import measure_row, row_name
 from benchlib.report import goals, print_table, ratios
+from stage_servers import stages
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STAGES = ["stage1_naive", "stage2_unique_key", "stage3_fingerprint", "stage4_two_phase", "stage5_replay",
-          "stage6_scope_ttl"]
+STAGES = [row["binary"] for row in stages()]   # stages/stage_servers.json: stage 1 first
 DEFAULT_SECONDS = 4                  # per wrk run: 25 runs, so `make bench` stays near 3 of its 5 minutes
 ENGINE_SECONDS = 2.0                 # per engine measurement (five of them)
 

@@ -27,14 +27,10 @@ import os
 import re
 import sys
 
-# The LAB.md section that teaches each stage's regions.
-SECTIONS = {
-    2: "Stage 2: a key table with a UNIQUE constraint",
-    3: "Stage 3: the canonical fingerprint",
-    4: "Stage 4: in_progress, then completed",
-    5: "Stage 5: replay the stored response",
-    6: "Stage 6: scope and retention",
-}
+from stage_servers import stages
+
+# The LAB.md section that teaches each stage's regions: its chapter, titled in stages/stage_servers.json.
+SECTIONS = {row["stage"]: f"Stage {row['stage']}: {row['title']}" for row in stages()}
 MARKER = re.compile(r"^(\s*)(//|#|--)\s*LAB (BEGIN|ELSE|END)\b(.*)$")
 BEGIN_ARGS = re.compile(r"^\s+([2-6])\s+(\S.*)$")
 

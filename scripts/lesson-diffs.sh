@@ -7,34 +7,24 @@ set -euo pipefail
 mode=${1:-check}
 cd "$(dirname "$0")/../stages"
 
-# stage  <-  the stage it is built on
-pairs=(
-  "2_unique_key 1_naive"
-  "3_fingerprint 2_unique_key"
-  "4_two_phase 3_fingerprint"
-  "5_replay 4_two_phase"
-  "6_scope_ttl 5_replay"
-  "wrong_turns/2a_select_then_insert 2_unique_key"
-  "wrong_turns/2b_insert_or_ignore 2_unique_key"
-  "wrong_turns/3a_raw_fingerprint 3_fingerprint"
-  "wrong_turns/4a_completed_first 4_two_phase"
-  "wrong_turns/4b_money_first 4_two_phase"
-)
+# Every server built on another (stages/stage_servers.json): "FOLDER BASE KIND", KIND stage or wrong-turn.
+servers=$(python3 ../scripts/stage_servers.py lesson-diffs)
+mapfile -t pairs <<<"$servers"
 
-lesson_diff() {   # the diff without timestamps, so it changes only when the code does
+lesson_diff() {   # stage base kind: the diff without timestamps, so it changes only when the code does
   # A stage shows its new files whole (-N); a wrong turn says "Only in" for a file it reuses unchanged.
   local new_files=-N
-  [[ "$1" == wrong_turns/* ]] && new_files=
+  [[ "$3" == wrong-turn ]] && new_files=
   diff -ru $new_files -x lesson.diff "$2" "$1" | sed -E 's/^(---|\+\+\+) ([^[:space:]]+)[[:space:]].*$/\1 \2/' || true
 }
 
 stale=0
 for pair in "${pairs[@]}"; do
-  read -r stage base <<<"$pair"
+  read -r stage base kind <<<"$pair"
   if [[ "$mode" == write ]]; then
-    lesson_diff "$stage" "$base" >"$stage/lesson.diff"
+    lesson_diff "$stage" "$base" "$kind" >"$stage/lesson.diff"
     echo "wrote stages/$stage/lesson.diff ($(grep -c '^[-+][^-+]' "$stage/lesson.diff") changed lines)"
-  elif ! cmp -s <(lesson_diff "$stage" "$base") "$stage/lesson.diff"; then
+  elif ! cmp -s <(lesson_diff "$stage" "$base" "$kind") "$stage/lesson.diff"; then
     echo "stale: stages/$stage/lesson.diff (run: make lesson-diffs)" >&2
     stale=1
   fi

@@ -14,10 +14,14 @@
 
 namespace grader {
 
-// A reference stage server or a wrong turn: what the matrix grades, the day replays and the demo tells.
+// A reference stage server or a wrong turn: what the matrix grades, the day replays, the demo tells and the
+// playground starts. A row of stages/stage_servers.json, the one list of them (which says what each field
+// is); the build writes the grader's copy from it (stage_server_rows.cmake).
 struct StageServer {
   std::string binary;                    // file name in the bin dir
   std::string label;                     // short name: the matrix's column heading ("s3", "w-raw")
+  std::string name;                      // how the demo's narration names it ("stage 3", "wrong turn 3a")
+  std::string title;                     // what it is, in a few words ("the canonical fingerprint")
   int stage = 0;                         // the stage it is (or the stage it got wrong)
   std::optional<std::string> must_fail;  // wrong turns: the check named for the mistake
 };
@@ -26,7 +30,10 @@ struct StageServer {
 const std::vector<StageServer>& stage_servers();
 
 // A stage by number ("1".."6") or a binary by name (a matrix subject: "wrong_select_then_insert", "w-sel").
-// Returns its path, or nullopt if it is unknown or not built.
+// Returns its row, or nullptr if it is unknown.
+const StageServer* find_stage_server(const std::string& name);
+
+// The same name's binary: its path, or nullopt if it is unknown or not built.
 std::optional<std::string> find_stage_binary(const std::string& name, const std::string& bin_dir);
 
 // The folder the grader looks in by default: <the grader's own folder>/../stages.

@@ -44,8 +44,8 @@ const CommandSpec kSpec{
     .positional = 1};
 
 std::string stands_of(const DemoScenario& s) {
-  return "flaw on " + std::string(s.flawed.label) +
-         (s.fixing ? ", fixed by " + std::string(s.fixing->label) : " (the last stage: its published policy)");
+  return "flaw on " + s.flawed.label +
+         (s.fixing ? ", fixed by " + s.fixing->label : " (the last stage: its published policy)");
 }
 
 void list_scenarios(std::ostream& out) {

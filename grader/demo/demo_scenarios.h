@@ -16,8 +16,8 @@
 namespace grader {
 
 struct DemoStand {     // a server a story is told on
-  const char* binary;  // a matrix subject (grader/base/stage_binaries.h:stage_servers)
-  const char* label;   // how the narration names it
+  std::string binary;  // a matrix subject (grader/base/stage_binaries.h:stage_servers)
+  std::string label;   // how the narration names it
 };
 
 struct DemoScenario {

@@ -11,6 +11,9 @@ cp "$root"/scripts/gradescope/{setup.sh,run_autograder,config.env,README.md} "$s
 # The grader's sources: main.cc and its rooms (grader/CMakeLists.txt), without the mutants' descriptions.
 mkdir -p "$stage_dir/lab/grader"
 (cd "$root/grader" && find . \( -name '*.cc' -o -name '*.h' \) -not -path './mutants/*' -exec cp --parents {} "$stage_dir/lab/grader/" \;)
+# Their one generated file, the grader's list of stage servers: the build writes it from
+# stages/stage_servers.json into the build tree; Gradescope has no CMake, so the same script writes it here.
+cmake -DOUT="$stage_dir/lab/grader/base/stage_server_rows.inc" -P "$root/grader/base/stage_server_rows.cmake"
 cp "$root/LAB.md" "$stage_dir/lab/"
 mkdir -p "$(dirname "$out")"
 rm -f "$out"
