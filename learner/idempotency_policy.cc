@@ -1,5 +1,6 @@
-// idempotency_policy.cc: see idempotency_policy.h (the learner's copy of stage 6's). Every value comes from the code or the options in force,
-// so the published policy cannot drift from what the server does.
+// idempotency_policy.cc: see idempotency_policy.h (stage 6's own, used as it is: from_stage6.txt); this file is
+// stage 6's with its lesson as a region. Every value comes from the code or the options in force, so the
+// published policy cannot drift from what the server does.
 #include "idempotency_policy.h"
 
 #include <set>

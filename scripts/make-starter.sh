@@ -3,9 +3,10 @@
 #   scripts/make-starter.sh DEST        (make starter DEST=../my-lab)
 # DEST gets the lab without its answers: common/, the grader, the build, LAB.md, stage 1, and the learner's
 # server (learner/) with every lesson region replaced by its starting point and a TODO naming its LAB.md
-# section (scripts/lab-regions.py starter). Left out: the reference stages 2-6, their lesson diffs, the wrong
-# turns, the grader's mutants of stage 6, the end-to-end tests of stages 2-6 (and signals_test.cc and
-# hardening_test.cc, which run stages 5 and 6), and this project's CI.
+# section (scripts/lab-regions.py starter), with the stage 6 files it uses as they are. Left out: the
+# reference stages 2-6, their lesson diffs, the wrong turns, the grader's mutants of stage 6, the end-to-end
+# tests of stages 2-6 (and signals_test.cc and hardening_test.cc, which run stages 5 and 6), and this
+# project's CI.
 # Afterwards it checks that no line of any lesson region is left anywhere in DEST's code.
 set -euo pipefail
 dest=${1:?usage: make-starter.sh DEST}
@@ -31,6 +32,11 @@ git ls-files --cached --others --exclude-standard -z |
     cp -p "$file" "$dest/$file"
   done
 python3 scripts/lab-regions.py starter learner "$dest/learner"
+# Stage 6's files that the learner's server uses as they are (learner/from_stage6.txt): the lab's tree
+# compiles them from stages/6_scope_ttl/, which the starter leaves out, so they join the server in learner/.
+grep -E '^[^#]' learner/from_stage6.txt | while IFS= read -r name; do
+  cp -p "stages/6_scope_ttl/$name" "$dest/learner/$name"
+done
 
 # No answer left behind. A telling line is a line of a lesson region (24 characters or more, not a comment)
 # that the learner is not given anyway: it is in neither the starter's learner/ nor common/ nor stage 1.

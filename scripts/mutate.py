@@ -3,7 +3,8 @@
 
     mutate.py grader/mutants/NAME.mutant stages/6_scope_ttl OUT_DIR
 
-A mutant file is a small grammar (see grader/mutants/README.md):
+A mutant file is a small grammar, written here once (LAB.md "Mutants: the grader against realistic mistakes"
+lists the mutants and what each must be named):
 
     # comment lines, kept for people: the mistake, and why it matters
     mistake: one line, what a hurried engineer did

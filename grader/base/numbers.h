@@ -1,5 +1,5 @@
 // numbers.h: a number read from a command line or a URL, strictly. Shared by every subcommand's command
-// line (cli/command_line.h) and by target.cc's URL parser.
+// line (grader/cli/command_line.h) and by grader/wire/target.cc's URL parser.
 #pragma once
 
 #include <charconv>

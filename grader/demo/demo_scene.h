@@ -35,9 +35,9 @@ namespace grader {
 // What a narrator says, for an observer that shows it its own way.
 enum class LineKind { Step, Note, Damage, Good };
 
-// Someone watching a scene besides the terminal: the playground's guided tour (playground/tour.cc). Every
-// call comes from the thread telling the scene, never from send_together's threads, and may block: the
-// tour holds the story there until the learner clicks "next" or has predicted the answer.
+// Someone watching a scene besides the terminal: the playground's guided tour (playground/session.cc).
+// Every call comes from the thread telling the scene, never from send_together's threads, and may block:
+// the tour holds the story there until the learner clicks "next" or has predicted the answer.
 class SceneObserver {
  public:
   virtual ~SceneObserver() = default;

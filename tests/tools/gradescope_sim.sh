@@ -36,7 +36,7 @@ AUTOGRADER_ROOT="$root" NO_COLOR=1 "$root/source/run_autograder" > "$root/autogr
 status=$?
 cat "$root/autograder.log"
 [[ $status -eq 0 ]] || fail "run_autograder exited $status"
-[[ -s "$root/results/history.jsonl" ]] || fail "no results/history.jsonl"
+[[ -s "$root/results/history.jsonl" ]] || fail "no $root/results/history.jsonl"
 
 python3 - "$root/results/results.json" <<'PY' || exit 1
 import json, sys
