@@ -34,7 +34,7 @@ TEST_CASE("the grader's stage servers are the rows of stages/stage_servers.json,
   }
 }
 
-TEST_CASE("a stage is found by its number, binary or label; a wrong turn by its binary or label, never a number") {
+TEST_CASE("a stage is found by its number, binary or label, a wrong turn by its binary or label, never a number") {
   REQUIRE(find_stage_server("3") != nullptr);
   CHECK(find_stage_server("3")->binary == "stage3_fingerprint");
   CHECK(find_stage_server("s3") == find_stage_server("3"));
