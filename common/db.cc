@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "common/lab_controls.h"
 #include "common/postgres_store.h"
 #include "common/sqlite_store.h"
 
@@ -97,6 +98,7 @@ void WriteTransaction::commit() {
   store_->commit(*conn_);   // if COMMIT throws, the transaction is still open: the destructor rolls it back
   open_ = false;
   store_->after_commit(*conn_, durability_, lock_);
+  crash_if_commit_due();   // Lab-Crash: after-commit-N (lab_controls.h): between this commit and the next
 }
 
 // ---------------------------------------------------------------- Database

@@ -20,6 +20,7 @@ void install_money_routes(Lab& lab, httplib::Server& server, const MoneyHandler&
     server.Post(std::string(path_of(endpoint)),
                 [controls, db, handle_money_request, endpoint](const httplib::Request& req, httplib::Response& res) {
                   LabFault fault = controls->fault_if_asked(req);   // disarmed when the request ends
+                  CommitCrash crash = controls->commit_crash_if_asked(req);   // so is this
                   handle_money_request(req, res, endpoint);
                   // At --sync full a commit is visible before it is on disk (group_commit.h): a repeat may
                   // have read one. No answer leaves before what it was built from is durable.

@@ -67,6 +67,7 @@ std::vector<Check> stage4_checks();
 std::vector<Check> stage5_checks();
 std::vector<Check> stage6_checks();
 Check sigkill_check();            // checks_sigkill.cc, part of stage 4
+Check commit_crash_check();       // checks_commit_crash.cc, part of stage 4
 std::vector<Check> all_checks();  // every stage, 0 to 6
 
 }  // namespace grader

@@ -41,6 +41,9 @@ std::optional<std::int64_t> entry_id(const Exchange& x);
 constexpr const char* kLabDelay = "Lab-Delay-Ms";
 constexpr const char* kLabCrash = "Lab-Crash";
 constexpr const char* kLabFail = "Lab-Fail";
+// The lease checks run on a server of their own with a lease of one second, so that a server whose leases
+// keep real time can be seen to take over and to fence (LAB.md "What it assumes about time").
+inline const ServerFacts kShortLease{.lease_seconds = 1, .key_ttl_seconds = 86'400};
 // The delay a burst holds its winner in, so losers arrive while it runs (milliseconds).
 constexpr int kBurstDelayMs = 300;
 // A slow first request, and how long after it a repeat is sent (it must land inside the delay).

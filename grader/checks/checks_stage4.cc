@@ -11,9 +11,6 @@
 namespace grader {
 namespace {
 
-// The lease checks run on a server of their own with a lease of one second, so that a server whose leases
-// keep real time can be seen to take over and to fence (LAB.md "What it assumes about time").
-const ServerFacts kShortLease{.lease_seconds = 1, .key_ttl_seconds = 86'400};
 // A first request that outlives a one-second lease in real time, with room for a slow machine.
 constexpr int kRealLeaseSlowFirstDelayMs = 2'500;
 
@@ -208,6 +205,7 @@ std::vector<Check> stage4_checks() {
        .needs = Needs::Nothing,
        .run = overdraft_key_not_stuck},
   };
+  checks.push_back(commit_crash_check());
   checks.push_back(sigkill_check());
   return checks;
 }
