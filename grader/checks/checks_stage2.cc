@@ -255,7 +255,7 @@ std::vector<Check> stage2_checks() {
        .run = keys_compared_exactly},
       {.name = "stage2.checks-in-order",
        .stage = 2,
-       .title = "a request wrong in several ways gets the first failing check's answer: 401, then the key, then the body",
+       .title = "401 comes before the key's 400, and the key's 400 before the body's 415, 413 or 400",
        .section = "Status codes and their order",
        .hint = "authenticate first, then parse the Idempotency-Key, then validate the body",
        .needs = Needs::Nothing,
