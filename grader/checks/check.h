@@ -18,6 +18,7 @@
 // Stage 0 is the contract: the shapes of every operation. If any stage-0 check fails nothing else runs.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -35,6 +36,9 @@ enum class Needs {
   OwnServer,  // runs on a server of its own, started with the check's --lease and --key-ttl: skipped with --url
 };
 
+// A check's time bound unless it states its own (Check::time_bound).
+inline constexpr std::chrono::seconds kCheckTimeBound{120};
+
 struct Check {
   std::string name;  // "stage<N>.<slug>", stable: --check takes it
   int stage = 0;
@@ -47,6 +51,11 @@ struct Check {
   // a lease run out in real time as well as on the lab clock, so a server whose leases keep real time is
   // tested too (LAB.md "What it assumes about time").
   ServerFacts own_server{};
+  // The longest the check may take, whatever the server does: past it, the check stops with the verdict it
+  // has (a server that holds a key forever fails within it, and does not keep the grader waiting). Far
+  // above what any check takes on a right server (a few seconds; about ten under ThreadSanitizer), so a
+  // loaded machine does not decide a verdict.
+  std::chrono::seconds time_bound = kCheckTimeBound;
 };
 
 // The checks, stage by stage, in the order they run.

@@ -6,6 +6,7 @@
 #include <set>
 #include <thread>
 
+#include "grader/checks/check_helpers.h"
 #include "grader/record/audit.h"
 
 namespace grader {
@@ -16,6 +17,10 @@ namespace {
 constexpr std::chrono::milliseconds kSettlePatience{12'000};
 constexpr std::chrono::milliseconds kFirstBackoff{10};
 constexpr std::chrono::milliseconds kMaxBackoff{100};
+// A settle()'s patience once a key of the same check was found stuck (see settle).
+constexpr std::chrono::milliseconds kPatienceOnceStuck{1'000};
+// How often a settle() that keeps waiting says so (CheckRun::on_waiting).
+constexpr std::chrono::seconds kTellWaitingEvery{5};
 // 409s in a row before settle(lease_takeover) lets the lease run out: enough to see the key is held.
 constexpr int kInProgressBeforeTakeover = 2;
 // Past the lease by this much, so "expired" is not decided by a rounding of the server's clock.
@@ -46,6 +51,17 @@ std::string connection_turned_away(const Exchange& x) {
     return "reset";
   return "";
 }
+
+// Where to look when a key answers "in progress" with nothing running, and when it does so past its lease.
+constexpr const char* kStuckKeyHint =
+    "complete the key in the transaction that moves the money (and release it when the request fails), so a repeat "
+    "after the end is replayed; 409 only while the first request still runs";
+constexpr const char* kNoExpiryHint =
+    "an in_progress key needs a lease on the lab clock (POST /admin/clock moves it): once its locked_until has "
+    "passed, a retry takes the key over (fenced) instead of hearing 409 forever";
+constexpr const char* kStillAnswersHint =
+    "look for what the check left behind: a transaction or lock never released, a worker thread that never came "
+    "back, a key table row that blocks every later request";
 
 std::string shorten(std::string text, std::size_t max = 600) {
   if (text.size() > max) text = text.substr(0, max) + "... (" + std::to_string(text.size()) + " bytes)";
@@ -90,6 +106,7 @@ CheckRun::CheckRun(const Check& check, Target& target, History& history, std::ui
       api_(target),
       rng_(Rng::for_check(seed, check.name)),
       world_(api_, rng_, nonce),
+      deadline_(std::chrono::steady_clock::now() + check.time_bound),
       in_flight_(history) {
   ledger_start_ = api_.ledger_end(ledger_known_end);
 }
@@ -151,8 +168,17 @@ std::vector<Exchange> CheckRun::send_simultaneously(const std::vector<Attempt>& 
 }
 
 Exchange CheckRun::settle(const Attempt& a, Settle how) {
-  auto deadline = std::chrono::steady_clock::now() + kSettlePatience;
+  const auto started = std::chrono::steady_clock::now();
+  if (started >= deadline_)
+    throw CheckOverTime("the check ran past its time bound of " + std::to_string(check_.time_bound.count()) + " s");
+  const std::string key = a.path + " " + a.token + " " + a.key_header.value_or("(no key)");
+  const bool known_stuck = stuck_keys_.count(key) > 0;
+  // Once a key of this check was stuck, the verdict is certain: the check goes on for its other findings,
+  // but no longer waits a whole patience on every 409.
+  const auto patience = stuck_keys_.empty() ? kSettlePatience : kPatienceOnceStuck;
+  auto deadline = known_stuck ? started : std::min(started + patience, deadline_);
   auto backoff = kFirstBackoff;
+  auto next_word = started + kTellWaitingEvery;
   int in_progress = 0, lease_advances = 0;
   for (;;) {
     Exchange x = send(a);
@@ -182,10 +208,46 @@ Exchange CheckRun::settle(const Attempt& a, Settle how) {
         restart();
       }
     }
-    if (!retry || std::chrono::steady_clock::now() + backoff > deadline) return x;
+    const auto now = std::chrono::steady_clock::now();
+    if (!retry || now + backoff > deadline) {
+      if (retry && is_in_progress(x)) {  // still in progress after all that patience: a stuck key
+        stuck_keys_.insert(key);
+        gave_up_on_[x.done_ns] = std::chrono::duration<double>(now - started).count();
+      }
+      return x;
+    }
+    if (now >= next_word && tell_waiting_) {
+      next_word = now + kTellWaitingEvery;
+      tell_waiting_("waiting " + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now - started).count()) +
+                    " s for an answer to " + a.path + " with key " + shorten(a.key_header.value_or("(none)"), 40) +
+                    " (last: " +
+                    (x.response ? std::to_string(x.response->status) : "no response") + "; gives up after " +
+                    std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kSettlePatience).count()) + " s)");
+    }
     std::this_thread::sleep_for(backoff);
     backoff = std::min(backoff * 2, kMaxBackoff);
   }
+}
+
+void CheckRun::confirm_still_answers() {
+  ClientInfo& probe = world_.client("liveness");
+  Account& from = world_.account(probe, 10'000);
+  Account& to = world_.account(probe, 0);
+  Intent& pay = world_.transfer(probe, from, to, 1'000);
+  pay.expect_moves = 1;
+  const Attempt a = pay.attempt();
+  Exchange x = settle(a);
+  if (is_success(x)) return;
+  Finding finding = finding_with_evidence(
+      Anomaly::NoResponse,
+      "after this check the server no longer answers a new transfer on fresh accounts (" +
+          (x.response ? "answered " + std::to_string(x.response->status) : "no response: " + x.error) + " after " +
+          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kSettlePatience).count()) +
+          " s of retries): something the check did left it stuck",
+      &a, &x, "201: a new request on new accounts, whatever happened before");
+  finding.hint = kStillAnswersHint;
+  pay.audited = false;  // its money not moving is this finding, not a lost write as well
+  add_finding(std::move(finding));
 }
 
 std::int64_t CheckRun::moves(const Intent& intent) {
@@ -204,6 +266,7 @@ void CheckRun::advance_clock_ms(std::int64_t ms, const std::string& why) {
 }
 
 void CheckRun::advance_past_lease() {
+  lease_passed_ = true;
   advance_clock_ms(target_.facts().lease_seconds * 1000 + kLeaseMarginMs, "let the lease run out");
 }
 
@@ -288,6 +351,33 @@ void CheckRun::report_unretried_409(const Attempt& a, const Exchange& x) {
   unretried_409s_.insert(x.done_ns);
 }
 
+void CheckRun::report_stuck_key(const std::string& who, const Attempt& a, const Exchange& x, const std::string& want) {
+  ++stuck_count_;
+  if (stuck_finding_) {  // the cause is said once; the count says how often it showed
+    Finding& said = findings_[*stuck_finding_];
+    const auto cut = said.what.find(" [");
+    said.what = said.what.substr(0, cut) + " [" + std::to_string(stuck_count_) + " requests of this check]";
+    return;
+  }
+  std::string what = who + "answered 409 request-in-progress";
+  if (auto waited = gave_up_on_.find(x.done_ns); waited != gave_up_on_.end())
+    what += " for " + std::to_string(static_cast<int>(waited->second + 0.5)) + " s of retries";
+  // Which of two faults: the request finished (its money is in the ledger) and its key was never read as
+  // finished; or nothing moved, the lease had passed, and the key was never let go.
+  const bool finished = a.intent && moves(*a.intent) > 0;
+  const bool no_expiry = lease_passed_ && !finished;
+  what += finished     ? ", though its transfer is in the ledger: the request finished, and its key is still read "
+                         "as in progress"
+          : no_expiry  ? ", though the lab clock had passed the key's lease: the server's in-flight keys do not "
+                         "expire on the lab clock (no lease at all, or a lease kept on a clock of its own, "
+                         "longer than the grader waits)"
+                       : ", though no request with that key was running any more: the key is stuck in progress";
+  Finding finding = finding_with_evidence(Anomaly::StuckKey, std::move(what), &a, &x, want);
+  if (finding.anomaly == Anomaly::StuckKey) finding.hint = no_expiry ? kNoExpiryHint : kStuckKeyHint;
+  stuck_finding_ = findings_.size();
+  add_finding(std::move(finding));
+}
+
 bool CheckRun::expect_status(const Exchange& x, const Attempt& a, std::initializer_list<int> statuses,
                              const std::string& problem_type, Anomaly anomaly) {
   std::string want;
@@ -302,6 +392,10 @@ bool CheckRun::expect_status(const Exchange& x, const Attempt& a, std::initializ
   for (int s : statuses) status_ok = status_ok || x.response->status == s;
   if (!status_ok) {
     if (unretried_409s_.count(x.done_ns)) return false;  // settle() has said why this 409 is wrong
+    if (is_in_progress(x) && (anomaly == Anomaly::StuckKey || gave_up_on_.count(x.done_ns))) {
+      report_stuck_key(who, a, x, want);
+      return false;
+    }
     fail(anomaly, who + "answered " + std::to_string(x.response->status) + ", expected " + want, &a, &x, want);
     return false;
   }

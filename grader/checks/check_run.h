@@ -21,9 +21,11 @@
 // the history are safe for that).
 #pragma once
 
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -50,6 +52,11 @@ struct Settle {
 struct CheckAborted : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// Thrown by settle() once the check has run past its time bound (Check::time_bound): the check ends there,
+// with the findings it has.
+struct CheckOverTime : CheckAborted {
+  using CheckAborted::CheckAborted;
+};
 
 class CheckRun {
  public:
@@ -70,8 +77,17 @@ class CheckRun {
   std::vector<Exchange> send_simultaneously(const std::vector<Attempt>& attempts);
   // A client's patience: retry on 409 request-in-progress, 503 and no response until a definite answer. A 409
   // of another problem type is not retried: it is given back, and reported as a finding here (the contract
-  // has no other 409), so expect_status does not report it again.
+  // has no other 409), so expect_status does not report it again. A key still in progress when the patience
+  // runs out is remembered as stuck: the next settle() of it sends once (a key held forever must not cost the
+  // patience again and again), and expect_status names it stuck-key. Throws CheckOverTime past the check's
+  // time bound.
   Exchange settle(const Attempt& attempt, Settle how = {});
+  // Told, every few seconds of a settle() that keeps waiting, what it waits for: a run that waits shows it.
+  void on_waiting(std::function<void(const std::string&)> tell) { tell_waiting_ = std::move(tell); }
+  // After the check's body: a new transfer on fresh accounts must still be answered 201. A server that
+  // stopped answering (deadlocked, a lock never released) fails the check that left it so: no answer is
+  // never a pass.
+  void confirm_still_answers();
   // Records what the ledger holds for the intent now (the auditor's rule A3 reads it).
   std::int64_t observe(const Intent& intent);
   std::int64_t moves(const Intent& intent);  // ledger entries for the intent now, not recorded
@@ -129,6 +145,9 @@ class CheckRun {
   void add_caveat(const std::string& text);
 
   void report_unretried_409(const Attempt& attempt, const Exchange& x);
+  // A 409 request-in-progress where the check expected an outcome: stuck-key, said once per check, with why
+  // (the request had ended; or the lease had passed on the lab clock, so in-flight keys never expire here).
+  void report_stuck_key(const std::string& who, const Attempt& attempt, const Exchange& x, const std::string& want);
   // fail()'s finding, before it is added: the attempt and the exchange as evidence, a transport fault named.
   Finding finding_with_evidence(Anomaly anomaly, std::string what, const Attempt* attempt, const Exchange* x,
                                 std::string expected);
@@ -141,6 +160,16 @@ class CheckRun {
 
   std::vector<Finding> findings_;
   std::set<std::int64_t> unretried_409s_;  // done_ns of the 409s settle() gave back and reported
+  // The time bound: settle() throws CheckOverTime past it.
+  std::chrono::steady_clock::time_point deadline_;
+  // Keys (path, token, key header) still in progress when settle()'s patience ran out, and the 409s it gave
+  // back then (done_ns -> seconds it had waited).
+  std::set<std::string> stuck_keys_;
+  std::map<std::int64_t, double> gave_up_on_;
+  bool lease_passed_ = false;             // the check moved the lab clock past the lease
+  std::optional<std::size_t> stuck_finding_;  // the stuck-key finding, said once; more add to its count
+  int stuck_count_ = 0;
+  std::function<void(const std::string&)> tell_waiting_;
   std::size_t largest_burst_ = 0;          // the most requests send_simultaneously sent at once
   Balances before_, after_;
   std::string caveat_;

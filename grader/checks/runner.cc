@@ -27,7 +27,8 @@ std::vector<const Check*> select_checks(const std::vector<Check>& all, const Sel
 
 namespace {
 
-CheckOutcome run_one(Target& target, History& history, const Check& check, const RunConfig& config) {
+CheckOutcome run_one(Target& target, History& history, const Check& check, const RunConfig& config,
+                     Reporter* reporter) {
   CheckOutcome outcome;
   outcome.check = &check;
   auto started = std::chrono::steady_clock::now();
@@ -39,20 +40,32 @@ CheckOutcome run_one(Target& target, History& history, const Check& check, const
                        : "skipped: it starts a server of its own with other --lease and --key-ttl (use --server)";
     return outcome;
   }
+  std::string stopped;  // why the check ended early, when it did
   std::unique_ptr<Target> own;  // Needs::OwnServer: started for this check, stopped after it
   try {
     if (!target.alive()) target.restart_after_crash();  // an earlier check left it down
     if (check.needs == Needs::OwnServer) own = target.launch_sibling(check.own_server);
     CheckRun run(check, own ? *own : target, history, config.seed, config.nonce);
+    if (reporter) run.on_waiting([&](const std::string& what) { reporter->waiting(check, what); });
     try {
       check.run(run);
+      // A check that passed on the surface must not have left the server unable to answer: no answer is
+      // never a pass (a refusal the check expected may have been a server that hung).
+      if (check.stage > 0 && run.findings().empty()) run.confirm_still_answers();
+    } catch (const CheckOverTime& e) {
+      if (run.findings().empty())
+        run.fail(Anomaly::NoResponse, std::string(e.what()) + ": the server kept it waiting (409 or 503 or no "
+                                                              "answer) until then");
+      else
+        stopped = std::string("stopped at its time bound of ") + std::to_string(check.time_bound.count()) +
+                  " s, with the findings above";
     } catch (const CheckAborted& e) {
       run.fail(Anomaly::NoResponse, std::string("the check could not go on: ") + e.what());
     } catch (const ApiError& e) {
       run.fail(Anomaly::ContractShape, std::string("an admin or read call failed: ") + e.what());
     }
     run.finish();
-    outcome.note = run.caveat();
+    outcome.note = run.caveat().empty() ? stopped : stopped.empty() ? run.caveat() : stopped + "\n" + run.caveat();
     outcome.findings = run.findings();
     outcome.before = run.balances_before();
     outcome.after = run.balances_after();
@@ -81,7 +94,7 @@ std::vector<CheckOutcome> run_checks(Target& target, History& history, const std
       continue;
     }
     if (reporter) reporter->started(*check);
-    outcomes.push_back(run_one(target, history, *check, config));
+    outcomes.push_back(run_one(target, history, *check, config, reporter));
     if (reporter) reporter->finished(outcomes.back());
     if (check->stage == 0 && outcomes.back().verdict == Verdict::Fail) contract_ok = false;
   }

@@ -50,6 +50,7 @@ class Reporter {
  public:
   virtual ~Reporter() = default;
   virtual void started(const Check&) {}
+  virtual void waiting(const Check&, const std::string& /*what*/) {}  // a check that waits long, every few s
   virtual void finished(const CheckOutcome&) {}
   virtual void contract_failed() {}
 };

@@ -10,6 +10,7 @@
 #include "grader/base/rng.h"
 #include "grader/base/stage_binaries.h"
 #include "grader/checks/runner.h"
+#include "grader/cli/repeat_line.h"
 #include "grader/report/junit_xml.h"
 #include "grader/report/report.h"
 #include "grader/report/report_html.h"
@@ -18,10 +19,10 @@
 namespace grader {
 namespace {
 
-// The grader as it was started (its own path: `grader` alone is usually not on PATH), and the selection
-// as it was given: --only N alone, or --stage N.
+// The grader as it was started, from where it ran (repeat_line.h), and the selection as it was given:
+// --only N alone, or --stage N.
 std::string repeat_command(const GraderOptions& o, std::uint64_t seed) {
-  std::string cmd = shell_quote(grader_path());
+  std::string cmd = repeat_prefix();
   cmd += o.only ? " --only " + std::to_string(*o.only) : " --stage " + std::to_string(o.stage);
   cmd += o.server.empty() ? " --url " + shell_quote(o.url) + " --admin-token " + shell_quote(o.admin_token)
                           : " --server " + shell_quote(o.server);

@@ -13,6 +13,7 @@
 #include "grader/checks/check.h"
 #include "grader/checks/runner.h"
 #include "grader/cli/grade.h"
+#include "grader/cli/repeat_line.h"
 #include "grader/report/report.h"
 
 namespace grader {
@@ -140,7 +141,7 @@ int run_matrix(const GraderOptions& options) {
   if (!options.html_path.empty()) {
     HtmlReport report{.title = "grader matrix",
                       .about = {"seed " + std::to_string(seed) + ", binaries from " + options.bin_dir,
-                                "repeat: " + grader_path() + " matrix --bin-dir " + shell_quote(options.bin_dir) +
+                                "repeat: " + repeat_prefix() + " matrix --bin-dir " + shell_quote(options.bin_dir) +
                                     " --seed " + std::to_string(seed)},
                       .checks = selected,
                       .servers = std::move(run.servers),

@@ -17,6 +17,7 @@
 #include "grader/cli/command_line.h"
 #include "grader/cli/grade.h"
 #include "grader/cli/options.h"
+#include "grader/cli/repeat_line.h"
 #include "grader/report/report.h"
 #include "grader/soak/soak_round.h"
 #include "grader/wire/lab_api.h"
@@ -109,7 +110,7 @@ std::variant<SoakOptions, int> parse_soak_options(const std::vector<std::string>
 // The command that repeats one round of this soak alone.
 std::string repeat_round_command(const SoakOptions& o, std::uint64_t seed, int round) {
   std::string cmd =
-      shell_quote(grader_path()) + " soak --seed " + std::to_string(seed) + " --round " + std::to_string(round);
+      repeat_prefix() + " soak --seed " + std::to_string(seed) + " --round " + std::to_string(round);
   if (!o.server.empty()) return cmd + " --server " + shell_quote(o.server);
   if (!o.stage.empty()) cmd += " --stage " + shell_quote(o.stage);
   return o.bin_dir.empty() ? cmd : cmd + " --bin-dir " + shell_quote(o.bin_dir);

@@ -134,6 +134,13 @@ void TerminalReporter::started(const Check& check) {
   if (progress_) out_ << "  ....  " << check.name << " running\r" << std::flush;
 }
 
+void TerminalReporter::waiting(const Check& check, const std::string& what) {
+  if (progress_) out_ << "\033[2K";  // the "running" line gives way, and comes back below
+  out_ << "        " << check.name << ": " << what << "\n";
+  if (progress_) out_ << "  ....  " << check.name << " running\r";
+  out_ << std::flush;
+}
+
 void TerminalReporter::finished(const CheckOutcome& o) {
   if (progress_) out_ << "\033[2K";  // erase the "running" line
   out_ << check_line(o, colour_) << "\n";

@@ -41,6 +41,7 @@ class TerminalReporter : public Reporter {
         progress_(progress),
         all_findings_(all_findings) {}
   void started(const Check& check) override;
+  void waiting(const Check& check, const std::string& what) override;
   void finished(const CheckOutcome& outcome) override;
   void contract_failed() override;
 

@@ -19,6 +19,9 @@ Faults (--fault, one or none):
   other-409           answers the second POST with an Idempotency-Key seen before 409 /problems/conflict
                       (a problem type the contract does not have), once per key
   next-on-full-page   GET /admin/ledger names a next cursor on an exactly full last page (an empty page follows)
+  hang-after-402      after its first 402 answers no transfer or payout again (each one waits for ever), as a
+                      server whose refusal path never released a lock: the check that saw the 402 passes on
+                      the surface, and only a request after it shows the server is stuck
 and how it accepts connections:
   --backlog N         the listen backlog (default 128); Python's http.server uses 5
   --serial            one request at a time on one thread, as http.server.HTTPServer does
@@ -86,6 +89,7 @@ class Proxy:
         self.backend_port = backend_port
         self.by_key = {}  # Idempotency-Key value -> stored 201 (leak-replays), or "seen"/"answered" (other-409)
         self.lock = threading.Lock()  # guards by_key
+        self.hanging = threading.Event()  # hang-after-402: a 402 was answered
 
     def forward(self, raw):
         with socket.create_connection(("127.0.0.1", self.backend_port)) as backend:
@@ -113,6 +117,8 @@ class Proxy:
         head, body = request
         method, path = head.split(" ")[:2]
         key = header(head, "Idempotency-Key") if method == "POST" else None
+        if self.fault == "hang-after-402" and self.hanging.is_set() and path in ("/transfers", "/payouts"):
+            threading.Event().wait()  # for ever: the grader gives up and closes the connection
         with self.lock:
             if self.fault == "leak-replays" and key in self.by_key:
                 stored_head, stored_body = self.by_key[key]
@@ -125,6 +131,8 @@ class Proxy:
         if self.fault == "leak-replays" and key is not None and status == "201":
             with self.lock:
                 self.by_key.setdefault(key, (res_head, res_body))
+        if self.fault == "hang-after-402" and status == "402":
+            self.hanging.set()
         if self.fault == "next-on-full-page" and path.startswith("/admin/ledger") and status == "200":
             page = json.loads(res_body)
             query = dict(pair.split("=") for pair in path.partition("?")[2].split("&") if "=" in pair)
@@ -171,7 +179,8 @@ def follow(backend):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--fault", choices=["leak-replays", "no-balance-after", "other-409", "next-on-full-page"])
+    parser.add_argument("--fault", choices=["leak-replays", "no-balance-after", "other-409", "next-on-full-page",
+                                            "hang-after-402"])
     parser.add_argument("--backlog", type=int, default=128)
     parser.add_argument("--serial", action="store_true")
     parser.add_argument("--max-in-flight", type=int)
