@@ -48,6 +48,25 @@ Anomaly anomaly_of_wrong_answer(const Exchange& x, Anomaly if_success) {
   return Anomaly::WrongStatus;
 }
 
+bool fail_if_refused_valid(CheckRun& run, const Attempt& attempt, const Exchange& x, const std::string& what,
+                           const std::string& hint) {
+  const int status = status_of(x);
+  // The refusals of the contract's validation steps (LAB.md "Status codes and their order", 2 and 3); a 409
+  // or 422 is the idempotency step's answer, another fault.
+  if (status != 400 && status != 413 && status != 415) return false;
+  std::string type = problem_type_of(*x.response);
+  run.add_finding({.anomaly = Anomaly::WrongStatus,
+                   .what = (attempt.intent ? "intent " + attempt.intent->id + ": " : "") + "answered " +
+                           std::to_string(status) + (type.empty() ? "" : " " + type) + " to a valid request (" +
+                           what + "): the server's validation refused it",
+                   .sent = show_request(attempt),
+                   .received = show_exchange(x),
+                   .expected = "the request accepted as valid",
+                   .hint = hint,
+                   .intent = attempt.intent ? attempt.intent->id : ""});
+  return true;
+}
+
 Anomaly anomaly_of_early_answer(CheckRun& run, const Exchange& x, const Intent& intent) {
   if (!is_success(x)) return Anomaly::WrongStatus;
   auto seen = run.observe(intent);

@@ -8,6 +8,8 @@
 
 namespace grader {
 
+constexpr std::size_t kBodyLimitBytes = 16 * 1024;  // LAB.md: 413 over 16 KiB
+
 struct TwoAccounts {
   ClientInfo* owner = nullptr;
   Account* from = nullptr;
@@ -23,6 +25,13 @@ std::int64_t affordable_amount(CheckRun& run, const Account& from);
 // answered as if it were a new or the same request); a 409 in progress while nothing runs is a stuck key;
 // any other status is a wrong status.
 Anomaly anomaly_of_wrong_answer(const Exchange& x, Anomaly if_success);
+
+// A request valid per the contract refused by validation (a 400, 413 or 415 to a legal amount spelling,
+// media type or key) is a fault of the server's validation, not of the check's lesson (a fingerprint, a key table): a
+// wrong-status finding with `hint`, which says what the contract allows, so the report names the contract
+// as what fixes it. Returns false (and adds nothing) when the answer is not such a refusal.
+bool fail_if_refused_valid(CheckRun& run, const Attempt& attempt, const Exchange& x, const std::string& what,
+                           const std::string& hint);
 
 // Names what is wrong with an answer that came while the first request was still running: a success with
 // no money in the ledger yet is the in-flight lie; one with a second transfer is a double apply.

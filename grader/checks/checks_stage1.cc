@@ -10,7 +10,6 @@
 namespace grader {
 namespace {
 
-constexpr std::size_t kBodyLimitBytes = 16 * 1024;  // LAB.md: 413 over 16 KiB
 constexpr int kDistinctBurst = 32;
 
 void transfer_moves_amount(CheckRun& run) {

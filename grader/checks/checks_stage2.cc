@@ -3,6 +3,8 @@
 // A key must be present and well-formed; a request refused as invalid does not use up its key; and one
 // intent moves money once however its copies arrive: after a lost response, or all at the same moment.
 // Judged by the money, not by the shape of the repeat's body, so later stages (409, replays) pass too.
+#include <functional>
+
 #include "grader/checks/check_helpers.h"
 
 namespace grader {
@@ -85,6 +87,111 @@ void rejected_body_keeps_key(CheckRun& run) {
              "201: the 400 did not store the key");
 }
 
+// Where a server that compares keys inexactly should look.
+constexpr const char* kExactKeyHint =
+    "compare keys exactly, byte for byte after unquoting: letter case and spaces inside the quotes are part of "
+    "the key (LAB.md \"The Idempotency-Key header\")";
+
+// Keys are compared exactly: a key that differs from another only in letter case, or in spaces inside the
+// quotes, is another key, so its request is its own and moves money once (a server that folds or trims
+// keys answers it for the first key: 422 from stage 3 on, a replay or a 200 without money before).
+void keys_compared_exactly(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  struct Variant {
+    const char* what;
+    std::function<std::string(const std::string&)> other_key;
+  };
+  const std::vector<Variant> variants = {
+      {"in letter case",
+       [](const std::string& key) {
+         std::string upper = key;
+         for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+         return upper;
+       }},
+      {"in spaces inside the quotes", [](const std::string& key) { return " " + key + "  "; }},
+  };
+  for (const auto& variant : variants) {
+    Intent& first = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+    first.expect_moves = 1;
+    run.expect_status(run.settle(first.attempt()), first.attempt(), {201});
+    Intent& second = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+    second.key = variant.other_key(first.key);   // at most one move (the auditor); none is judged here
+    const Attempt a = second.attempt();
+    Exchange x = run.settle(a, Settle{.nothing_running = true});
+    const std::string which = std::string("a key that differs from another only ") + variant.what;
+    if (fail_if_refused_valid(run, a, x, which, kExactKeyHint)) continue;
+    const bool reused = status_of(x) == 422 && problem_type_of(*x.response) == "idempotency-key-reused";
+    if (reused || (is_success(x) && run.moves(second) == 0)) {
+      run.fail(Anomaly::KeyConflated,
+               "intent " + second.id + ": its key " + second.key_header() + " differs from intent " + first.id +
+                   "'s " + first.key_header() + " only " + variant.what + ", and was answered as that key",
+               &a, &x, "201: another key, its own request");
+      continue;
+    }
+    if (!is_success(x)) run.expect_status(x, a, {201});
+  }
+  // A key of spaces only is a key: 1 to 255 printable ASCII characters, the space among them. It cannot be
+  // unique to the run, so on a server that outlives the run (--url) an earlier run may have used it: any
+  // answer but a refusal of the key is right, and the check does not count this intent's money.
+  Intent& spaces = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  spaces.key = "   ";
+  spaces.audited = false;
+  const Attempt a = spaces.attempt();
+  Exchange x = run.settle(a, Settle{.nothing_running = true});
+  if (!fail_if_refused_valid(run, a, x, "the key \"   \", three spaces", kExactKeyHint))
+    run.expect_status(x, a, {200, 201, 422});
+}
+
+// The contract's order (LAB.md "Status codes and their order"): who is asking (401), then the key (400
+// idempotency-key-*), then the body (415, 413, 400). A request wrong in several ways gets the first
+// failing step's answer: a server that validates the body before the key answers the body's problem.
+void checks_in_order(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  struct OrderCase {
+    const char* what;
+    std::function<Attempt(const Intent&)> make;
+    int status;
+    const char* problem;
+  };
+  const std::string long_key = "\"" + std::string(256, 'k') + "\"";
+  const std::vector<OrderCase> cases = {
+      {"no token, no key and a body that is not JSON",
+       [](const Intent& i) { return i.attempt().as("").with_key_header(std::nullopt).with_body("{"); }, 401,
+       "unauthorized"},
+      {"an unknown token and a malformed key",
+       [](const Intent& i) { return i.attempt().as("tok_unknown").with_key_header("\"" + i.key); }, 401,
+       "unauthorized"},
+      {"no key and an amount written as a string",
+       [](const Intent& i) {
+         std::string body = i.body;
+         const std::string amount = "\"amount\":" + std::to_string(i.amount);
+         body.replace(body.find(amount), amount.size(), "\"amount\":\"" + std::to_string(i.amount) + "\"");
+         return i.attempt().with_key_header(std::nullopt).with_body(body);
+       },
+       400, "idempotency-key-missing"},
+      {"a list of keys and a body that is not application/json",
+       [](const Intent& i) {
+         return i.attempt().with_key_header(i.key_header() + ", \"" + i.key + "x\"").with_content_type("text/plain");
+       },
+       400, "idempotency-key-list"},
+      {"a key of 256 characters and a body over 16 KiB",
+       [&long_key](const Intent& i) {
+         return i.attempt().with_key_header(long_key).with_body(i.body + std::string(kBodyLimitBytes, ' '));
+       },
+       400, "idempotency-key-too-long"},
+      {"an empty key and a body cut short",
+       [](const Intent& i) { return i.attempt().with_key_header("\"\"").with_body(i.body.substr(0, i.body.size() / 2)); },
+       400, "idempotency-key-empty"},
+  };
+  for (const auto& c : cases) {
+    Intent& i = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+    i.max_moves = 0;
+    const Attempt a = c.make(i);
+    if (!run.expect_status(run.settle(a), a, {c.status}, c.problem))
+      run.add_to_last_finding(std::string(" (") + c.what + ")");
+  }
+}
+
 void lost_response_retry(CheckRun& run) {
   auto [alice, from, to] = client_with_two_accounts(run, "alice");
   Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
@@ -139,6 +246,20 @@ std::vector<Check> stage2_checks() {
        .hint = "unquote the sf-string first; the limit is 255 characters after unquoting",
        .needs = Needs::Nothing,
        .run = longest_key_accepted},
+      {.name = "stage2.keys-compared-exactly",
+       .stage = 2,
+       .title = "keys that differ only in letter case or spaces are two keys, and a key of spaces is a key",
+       .section = "The Idempotency-Key header",
+       .hint = "compare keys exactly after unquoting: do not fold their case or trim them",
+       .needs = Needs::Nothing,
+       .run = keys_compared_exactly},
+      {.name = "stage2.checks-in-order",
+       .stage = 2,
+       .title = "401 comes before the key's 400, and the key's 400 before the body's 415, 413 or 400",
+       .section = "Status codes and their order",
+       .hint = "authenticate first, then parse the Idempotency-Key, then validate the body",
+       .needs = Needs::Nothing,
+       .run = checks_in_order},
       {.name = "stage2.rejected-body-keeps-key",
        .stage = 2,
        .title = "a 400 body does not burn its key",

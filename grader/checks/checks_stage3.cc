@@ -121,6 +121,12 @@ const std::string kMetadataRespelled[] = {
     R"({"items":0.3e1,"\ud83d\ude00":"smile","rate":1E-1,"limit":1E+21,"\ufb01":"café"})",
 };
 
+// What a server that refuses one of equivalent_body's spellings should read.
+constexpr const char* kValidSpellingsHint =
+    "every one of these spellings is a valid body: members in any order, any whitespace and JSON escape, an "
+    "integral amount as 1500, 1500.0 or 1.5e3; validate the parsed value, not the text (LAB.md \"Client "
+    "endpoints\", body rules)";
+
 void equivalent_body(CheckRun& run) {
   auto [alice, from, to] = client_with_two_accounts(run, "alice");
   const char* how[] = {"members reordered", "whitespace added", "\\u00e9 for \xc3\xa9 and \\/ for /",
@@ -145,8 +151,41 @@ void equivalent_body(CheckRun& run) {
                                       : with_metadata(transfer_body(pay.from, pay.to, pay.amount, pay.currency, pay.memo),
                                                       kMetadataRespelled[variant - 4]);
     Attempt same = pay.attempt().with_body(body);
-    if (!run.expect_status(run.settle(same), same, {200, 201}, "", Anomaly::FingerprintTooStrict))
+    Exchange x = run.settle(same);
+    // A 400 to one of these bodies is the validation's fault, before any fingerprint is taken (a server
+    // that refuses 1.5e3 as an amount); only a refusal as another request (422) is the fingerprint's.
+    if (fail_if_refused_valid(run, same, x, how[variant], kValidSpellingsHint)) continue;
+    if (!run.expect_status(x, same, {200, 201}, "", Anomaly::FingerprintTooStrict))
       run.add_to_last_finding(std::string(" (") + how[variant] + ")");
+  }
+}
+
+// The Content-Type a repeat may carry: application/json with parameters, in another letter case. The media
+// type says how to read the body, it is not part of the request (LAB.md "Stage 3: the canonical fingerprint").
+const char* const kJsonMediaTypes[] = {
+    "application/json; charset=utf-8",
+    "application/json;charset=UTF-8",
+    "Application/JSON",
+    "APPLICATION/JSON ; charset=\"utf-8\"; profile=lab",
+};
+
+// The same body under another spelling of application/json: replayed (or 409 while the first runs, which
+// settle() waits out), never 422 and never a second move. A fingerprint over headers and body fails it.
+void media_type_spelling(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  for (const char* media_type : kJsonMediaTypes) {
+    Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+    pay.expect_moves = 1;
+    run.expect_status(run.settle(pay.attempt()), pay.attempt(), {201});
+    Attempt same = pay.attempt().with_content_type(media_type);
+    Exchange x = run.settle(same);
+    const std::string what = std::string("Content-Type: ") + media_type;
+    if (fail_if_refused_valid(run, same, x, what,
+                              "application/json is matched without its parameters and in any letter case "
+                              "(LAB.md \"Status codes and their order\")"))
+      continue;
+    if (!run.expect_status(x, same, {200, 201}, "", Anomaly::FingerprintTooStrict))
+      run.add_to_last_finding(" (the same body with " + what + ")");
   }
 }
 
@@ -191,6 +230,13 @@ std::vector<Check> stage3_checks() {
        .hint = "fingerprint the RFC 8785 canonical form, not the raw bytes nor a re-serialization with sorted keys",
        .needs = Needs::Nothing,
        .run = equivalent_body},
+      {.name = "stage3.media-type-spelling",
+       .stage = 3,
+       .title = "the same body with Content-Type parameters or in another letter case is the same request",
+       .section = section,
+       .hint = "fingerprint the canonical body only: no header, the Content-Type included, is part of it",
+       .needs = Needs::Nothing,
+       .run = media_type_spelling},
   };
 }
 

@@ -31,6 +31,10 @@ constexpr std::array kAnomalies = {
                 "the same JSON written differently was refused: compare the RFC 8785 canonical form, not bytes", 3},
     AnomalyInfo{BurnedKey, "burned-key", "a 400 made the key unusable: validation must happen before the key is stored",
                 2},
+    AnomalyInfo{KeyConflated, "key-conflated",
+                "two keys that differ only in letter case or spaces were taken as one: a request was answered "
+                "for another and never ran; compare keys exactly",
+                2},
     AnomalyInfo{StuckKey, "stuck-key",
                 "a request that has finished still answers 409 in progress: its key can never be used", 4},
     AnomalyInfo{ScopeLeak, "scope-leak", "another client's or endpoint's key decided this request: keys must be scoped",

@@ -26,6 +26,7 @@ enum class Anomaly {
   FingerprintIgnored,    // the same key with another body was answered as if it were the first request
   FingerprintTooStrict,  // the same body, only written differently, was refused as another request
   BurnedKey,             // a request refused as invalid (400) made its key unusable
+  KeyConflated,          // two keys that differ (in letter case, in spaces) were taken as one
   StuckKey,              // a finished request's key still answers "in progress"
   ScopeLeak,             // another client's (or endpoint's) key decided this client's request
   ExpiredKeyHonoured,    // a key past its TTL still replayed
