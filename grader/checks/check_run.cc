@@ -59,6 +59,9 @@ constexpr const char* kStuckKeyHint =
 constexpr const char* kNoExpiryHint =
     "an in_progress key needs a lease on the lab clock (POST /admin/clock moves it): once its locked_until has "
     "passed, a retry takes the key over (fenced) instead of hearing 409 forever";
+constexpr const char* kIdenticalRefusedHint =
+    "compute the fingerprint the same way where the key is stored and where a repeat is compared: of the "
+    "canonical body alone (RFC 8785), never of the raw bytes on one side, a header, a time or a salt";
 constexpr const char* kStillAnswersHint =
     "look for what the check left behind: a transaction or lock never released, a worker thread that never came "
     "back, a key table row that blocks every later request";
@@ -378,6 +381,21 @@ void CheckRun::report_stuck_key(const std::string& who, const Attempt& a, const 
   add_finding(std::move(finding));
 }
 
+// The same bytes as the first send refused as another request: whatever the check was about, the cause is
+// the fingerprint, which is not a function of the body alone. Said once per check.
+void CheckRun::report_identical_refused(const std::string& who, const Attempt& a, const Exchange& x,
+                                        const std::string& want) {
+  if (identical_refused_said_) return;
+  identical_refused_said_ = true;
+  Finding finding = finding_with_evidence(
+      Anomaly::FingerprintTooStrict,
+      who + "an identical retry (the very bytes of the first send) was refused 422 idempotency-key-reused: the "
+            "server's fingerprint of one body differs from one send to the next",
+      &a, &x, want);
+  finding.hint = kIdenticalRefusedHint;
+  add_finding(std::move(finding));
+}
+
 bool CheckRun::expect_status(const Exchange& x, const Attempt& a, std::initializer_list<int> statuses,
                              const std::string& problem_type, Anomaly anomaly) {
   std::string want;
@@ -394,6 +412,12 @@ bool CheckRun::expect_status(const Exchange& x, const Attempt& a, std::initializ
     if (unretried_409s_.count(x.done_ns)) return false;  // settle() has said why this 409 is wrong
     if (is_in_progress(x) && (anomaly == Anomaly::StuckKey || gave_up_on_.count(x.done_ns))) {
       report_stuck_key(who, a, x, want);
+      return false;
+    }
+    if (x.response->status == 422 && a.intent && a.body == a.intent->body &&
+        a.content_type == a.intent->attempt().content_type &&
+        problem_type_of(*x.response) == "idempotency-key-reused") {
+      report_identical_refused(who, a, x, want);
       return false;
     }
     fail(anomaly, who + "answered " + std::to_string(x.response->status) + ", expected " + want, &a, &x, want);

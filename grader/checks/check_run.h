@@ -148,6 +148,9 @@ class CheckRun {
   // A 409 request-in-progress where the check expected an outcome: stuck-key, said once per check, with why
   // (the request had ended; or the lease had passed on the lab clock, so in-flight keys never expire here).
   void report_stuck_key(const std::string& who, const Attempt& attempt, const Exchange& x, const std::string& want);
+  // A 422 idempotency-key-reused to the very bytes of the intent's first send: fingerprint-too-strict, once.
+  void report_identical_refused(const std::string& who, const Attempt& attempt, const Exchange& x,
+                                const std::string& want);
   // fail()'s finding, before it is added: the attempt and the exchange as evidence, a transport fault named.
   Finding finding_with_evidence(Anomaly anomaly, std::string what, const Attempt* attempt, const Exchange* x,
                                 std::string expected);
@@ -169,6 +172,7 @@ class CheckRun {
   bool lease_passed_ = false;             // the check moved the lab clock past the lease
   std::optional<std::size_t> stuck_finding_;  // the stuck-key finding, said once; more add to its count
   int stuck_count_ = 0;
+  bool identical_refused_said_ = false;
   std::function<void(const std::string&)> tell_waiting_;
   std::size_t largest_burst_ = 0;          // the most requests send_simultaneously sent at once
   Balances before_, after_;
