@@ -10,16 +10,39 @@ constexpr std::int64_t kMaxOpening = 90'000;
 TwoAccounts client_with_two_accounts(CheckRun& run, const std::string& role) {
   auto& w = run.world();
   ClientInfo& owner = w.client(role);
-  Account& from = w.account(owner, run.rng().between(kMinOpening, kMaxOpening));
-  Account& to = w.account(owner, run.rng().between(kMinOpening, kMaxOpening));
+  Account& from = account_with_random_opening(run, owner);
+  Account& to = account_with_random_opening(run, owner);
   return {&owner, &from, &to};
+}
+
+Account& account_with_random_opening(CheckRun& run, const ClientInfo& owner) {
+  return run.world().account(owner, run.rng().between(kMinOpening, kMaxOpening));
 }
 
 std::int64_t affordable_amount(CheckRun& run, const Account& from) { return run.rng().between(100, from.opening / 40); }
 
 bool is_success(const Exchange& x) { return x.response && x.response->status / 100 == 2; }
+bool says_replayed(const Exchange& x, const std::string& header) {
+  return x.response && x.response->header(header).value_or("") == "true";
+}
+
+void expect_not_marked_replay(CheckRun& run, const Attempt& attempt, const Exchange& first) {
+  if (says_replayed(first))
+    run.fail(Anomaly::ReplayMismatch, "a first answer says Idempotent-Replayed: true, but nothing was replayed",
+             &attempt, &first, "the first answer without an Idempotent-Replayed header");
+}
+
 bool is_in_progress(const Exchange& x) {
   return x.response && x.response->status == 409 && problem_type_of(*x.response) == "request-in-progress";
+}
+
+std::optional<std::int64_t> retry_after_seconds(const Exchange& x) {
+  auto value = x.response ? x.response->header("Retry-After") : std::nullopt;
+  // At most 9 digits: a delay of 30 years is already absurd, and the number cannot overflow.
+  if (!value || value->empty() || value->size() > 9) return std::nullopt;
+  for (char c : *value)
+    if (c < '0' || c > '9') return std::nullopt;
+  return std::stoll(*value);
 }
 
 std::future<Exchange> send_in_background(CheckRun& run, const Attempt& attempt) {

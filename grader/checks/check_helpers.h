@@ -18,6 +18,8 @@ struct TwoAccounts {
 
 // A new client with two accounts of random opening balances (the world's currency).
 TwoAccounts client_with_two_accounts(CheckRun& run, const std::string& role);
+// One more account of `owner` with a random opening balance (the world's currency).
+Account& account_with_random_opening(CheckRun& run, const ClientInfo& owner);
 // An amount the source can afford several times over.
 std::int64_t affordable_amount(CheckRun& run, const Account& from);
 
@@ -41,7 +43,15 @@ Anomaly anomaly_of_early_answer(CheckRun& run, const Exchange& x, const Intent& 
 std::future<Exchange> send_in_background(CheckRun& run, const Attempt& attempt);
 
 bool is_success(const Exchange& x);  // any 2xx
+// The answer says it is a replay (Idempotent-Replayed: true, or the header a policy names).
+bool says_replayed(const Exchange& x, const std::string& header = "Idempotent-Replayed");
+// A first answer is never a replay (LAB.md "Stage 5", the design): a server that marks it so lies to the
+// client about what happened, whatever the body. A finding (replay-mismatch) if it says it is one.
+void expect_not_marked_replay(CheckRun& run, const Attempt& attempt, const Exchange& first);
 bool is_in_progress(const Exchange& x);  // 409 request-in-progress
+// The Retry-After of an answer as RFC 9110 section 10.2.3 delay-seconds (1*DIGIT, a whole number of
+// seconds); nothing when it is missing or spelled otherwise ("0.5", "1s", an HTTP date).
+std::optional<std::int64_t> retry_after_seconds(const Exchange& x);
 int status_of(const Exchange& x);    // 0 when no response
 // The "id" member of a JSON body, if there is one.
 std::optional<std::int64_t> entry_id(const Exchange& x);

@@ -27,9 +27,15 @@ void in_flight_repeat(CheckRun& run) {
   std::this_thread::sleep_for(kRepeatAfter);  // the first has claimed the key and sleeps
   Attempt repeat = pay.attempt();
   Exchange x = run.send(repeat);
-  if (run.expect_status(x, repeat, {409}, "request-in-progress", anomaly_of_early_answer(run, x, pay)) &&
-      !x.response->header("Retry-After"))
-    run.fail(Anomaly::ContractShape, "409 without a Retry-After header", &repeat, &x);
+  if (run.expect_status(x, repeat, {409}, "request-in-progress", anomaly_of_early_answer(run, x, pay))) {
+    if (!x.response->header("Retry-After"))
+      run.fail(Anomaly::ContractShape, "409 without a Retry-After header", &repeat, &x);
+    else if (!retry_after_seconds(x))
+      run.fail(Anomaly::ContractShape,
+               "Retry-After is \"" + *x.response->header("Retry-After") +
+                   "\", not a whole number of seconds (RFC 9110 section 10.2.3, delay-seconds = 1*DIGIT)",
+               &repeat, &x, "409 with Retry-After: <seconds>, e.g. Retry-After: 1");
+  }
   Exchange original = first.get();
   Exchange after = run.settle(repeat);  // afterwards: the result
   run.expect_status(after, repeat, {201});

@@ -2,8 +2,11 @@
 //
 // A repeat of a completed request gets the first response itself: the same status, the same body bytes
 // (even though the balance has changed since), and Idempotent-Replayed: true. Refusals such as 402 are
-// outcomes too and replay the same way; so does every copy of a burst.
+// outcomes too and replay the same way, every one the bank answers (402, 404, 400 currency-mismatch, 422
+// balance-limit), even once its cause is gone; so does every copy of a burst. A first answer is never marked
+// a replay.
 #include "grader/checks/check_helpers.h"
+#include "grader/checks/refusals.h"
 
 namespace grader {
 namespace {
@@ -12,9 +15,10 @@ constexpr int kReplayBurst = 16;
 // Moves the lab clock between the first answer and the repeat, so a rebuilt created_at cannot match.
 constexpr std::int64_t kClockStepMs = 1'000;
 
-// The repeat must equal the first answer byte for byte, and say it is a replay.
+// The repeat must equal the first answer byte for byte, and say it is a replay; the first must not say so.
 void expect_replay(CheckRun& run, const Attempt& repeat, const Exchange& first, const Exchange& again) {
   if (!first.response) return;
+  expect_not_marked_replay(run, repeat, first);
   if (!again.response) return run.fail(Anomaly::NoResponse, "the repeat got no response", &repeat, &again);
   std::string why;
   if (again.response->status != first.response->status)
@@ -55,6 +59,29 @@ void replay_402(CheckRun& run) {
   expect_replay(run, big.attempt(), first, run.settle(big.attempt()));
 }
 
+// Each refusal of the bank is stored like a 201: the same key and body replay it, even after its cause is
+// gone (the account was topped up, the full target spent), and move nothing; another body under the key is
+// 422 idempotency-key-reused.
+void replay_refusals(CheckRun& run) {
+  ClientInfo& alice = run.world().client("alice");
+  for (RefusalKind kind : kRefusalKinds) {
+    Refusal refusal = set_up_refusal(run, alice, kind);
+    const Intent& refused = *refusal.intent;
+    const std::size_t before = run.findings().size();
+    Exchange first = run.settle(refused.attempt());
+    if (!run.expect_status(first, refused.attempt(), {refusal.status}, refusal.problem_type)) continue;
+    if (refusal.remove_cause) refusal.remove_cause();
+    expect_replay(run, refused.attempt(), first, run.settle(refused.attempt()));
+    const Attempt changed = refused.attempt().with_body(
+        transfer_body(refused.from, refused.to, refused.amount + 1, refused.currency, refused.memo));
+    Exchange x = run.settle(changed, Settle{.nothing_running = true});
+    run.expect_status(x, changed, {422}, "idempotency-key-reused", anomaly_of_wrong_answer(x, Anomaly::ReplayMismatch));
+    if (run.findings().size() > before)
+      run.add_to_last_finding(" (a stored " + std::to_string(refusal.status) + " " + refusal.problem_type + ": " +
+                              refusal.cause + (refusal.remove_cause ? ", and that was put right" : "") + ")");
+  }
+}
+
 void replay_burst(CheckRun& run) {
   auto [alice, from, to] = client_with_two_accounts(run, "alice");
   Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
@@ -89,6 +116,14 @@ std::vector<Check> stage5_checks() {
        .hint = "a refusal is an outcome too: store it like a 201",
        .needs = Needs::Nothing,
        .run = replay_402},
+      {.name = "stage5.replay-refusals",
+       .stage = 5,
+       .title = "every stored refusal (402, 404, 400 currency-mismatch, 422 balance-limit) replays, even once its "
+                "cause is gone",
+       .section = section,
+       .hint = "complete the key with whatever the bank answered, in the money's transaction; replay it",
+       .needs = Needs::Nothing,
+       .run = replay_refusals},
       {.name = "stage5.replay-burst",
        .stage = 5,
        .title = "a burst of simultaneous repeats after completion is identical every time",

@@ -3,9 +3,11 @@
 // A key belongs to (client, endpoint, key): another client's identical key is another request, and so
 // is the same key on another endpoint. A key is remembered for --key-ttl seconds (lab clock), and
 // GET /idempotency-policy tells clients all of it.
+#include <set>
 #include <thread>
 
 #include "grader/checks/check_helpers.h"
+#include "grader/checks/refusals.h"
 
 namespace grader {
 namespace {
@@ -24,7 +26,8 @@ constexpr int kOutlivedFirstDelayMs = 800, kNextLifeDelayMs = 1'000;
 
 
 // How a success shows that another request's key decided this one, or "" if the answer is this request's own:
-// it names the first request's ledger entry, source account or kind, or it says it is a replay.
+// it names the first request's ledger entry, source account or kind. An answer whose body is its own but that
+// says Idempotent-Replayed: true is no leak: it is a first answer marked a replay (expect_not_marked_replay).
 std::string leak_in(const Exchange& x, const Exchange& first, const Intent& mine, const Intent& theirs) {
   if (!is_success(x)) return "";
   if (entry_id(x) && entry_id(x) == entry_id(first))
@@ -35,7 +38,6 @@ std::string leak_in(const Exchange& x, const Exchange& first, const Intent& mine
   const std::string kind = mine.path == "/transfers" ? "transfer" : "payout";
   if (j.is_object() && j.contains("kind") && j["kind"].is_string() && j["kind"] != kind)
     return "it is a " + j["kind"].get<std::string>() + ", the first request's, not a " + kind;
-  if (x.response->header("Idempotent-Replayed").value_or("") == "true") return "it says Idempotent-Replayed: true";
   return "";
 }
 
@@ -79,8 +81,8 @@ void foreign_client(CheckRun& run, bool same_body) {
   } else if (std::string leak = leak_in(x, first, his, hers); !leak.empty()) {
     report_leak(run, his, "bob's own transfer, sent with alice's key, got alice's answer", leak, a, x,
                 "201: bob's own transfer, from his account " + std::to_string(b1->id));
-  } else {
-    run.expect_status(x, a, {201}, "", Anomaly::ScopeLeak);
+  } else if (run.expect_status(x, a, {201}, "", Anomaly::ScopeLeak)) {
+    expect_not_marked_replay(run, a, x);
   }
 }
 
@@ -97,8 +99,8 @@ void endpoint_scope(CheckRun& run) {
   if (std::string leak = leak_in(x, first, payout, transfer); !leak.empty())
     report_leak(run, payout, "the payout, sent with the transfer's key, got the transfer's answer", leak, a, x,
                 "201: the payout's own ledger entry");
-  else
-    run.expect_status(x, a, {201}, "", Anomaly::ScopeLeak);
+  else if (run.expect_status(x, a, {201}, "", Anomaly::ScopeLeak))
+    expect_not_marked_replay(run, a, x);
 }
 
 void key_ttl(CheckRun& run) {
@@ -118,11 +120,14 @@ void key_ttl(CheckRun& run) {
 
   run.advance_clock_ms(2 * kTtlMarginMs, "just past the key's TTL");
   Exchange after = run.settle(again);
-  bool replayed = after.response && after.response->header("Idempotent-Replayed").value_or("") == "true";
-  if (!is_success(after) || replayed || entry_id(after) == entry_id(first))
+  // A new transfer of its own that says Idempotent-Replayed: true honoured nothing: it is a first answer
+  // marked a replay.
+  if (!is_success(after) || entry_id(after) == entry_id(first))
     run.fail(Anomaly::ExpiredKeyHonoured, "after its TTL the same request was not a new transfer", &again, &after,
              "201: a new transfer (the key expired " + std::to_string(run.target().facts().key_ttl_seconds) +
                  " s after its first use)");
+  else
+    expect_not_marked_replay(run, again, after);
 }
 
 // A key whose TTL has passed while its first request still holds the lease is still in progress: deleting
@@ -239,35 +244,87 @@ void policy(CheckRun& run) {
                      .received = got});
 }
 
-// What the policy says is stored must be what the server stores: a 402 listed in stored_statuses is
-// replayed to the same key and body even after the account could pay; a 402 not listed lets it run.
-void policy_stored_outcomes(CheckRun& run) {
-  auto [alice, from, to] = client_with_two_accounts(run, "alice");
-  auto res = run.api().as_client(alice->token, "GET", "/idempotency-policy");
+// GET /idempotency-policy as the client `who` reads it: a JSON object, or null when it is none (the policy
+// check reports how it is wrong).
+nlohmann::json published_policy(CheckRun& run, const ClientInfo& who) {
+  auto res = run.api().as_client(who.token, "GET", "/idempotency-policy");
   auto j = nlohmann::json::parse(res.body, nullptr, false);
-  if (res.status != 200 || !j.is_object() || !j.contains("stored_statuses") || !j["stored_statuses"].is_array())
-    return run.fail(Anomaly::PolicyMismatch, "GET /idempotency-policy publishes no \"stored_statuses\" array");
-  bool stores_402 = false;
-  for (const auto& status : j["stored_statuses"]) stores_402 = stores_402 || status == 402;
+  return res.status == 200 && j.is_object() ? j : nlohmann::json();
+}
 
-  const std::int64_t shortfall = run.rng().between(100, 5'000);
-  Account& savings = run.world().account(*alice, shortfall + 10'000);
-  Intent& big = run.world().transfer(*alice, *from, *to, from->opening + shortfall);
-  big.max_moves = stores_402 ? 0 : 1;
-  big.expect_moves = big.max_moves;
-  run.expect_status(run.settle(big.attempt()), big.attempt(), {402}, "insufficient-funds");
-  Intent& top_up = run.world().transfer(*alice, savings, *from, shortfall + 1'000);
-  top_up.expect_moves = 1;
-  run.expect_status(run.settle(top_up.attempt()), top_up.attempt(), {201});
-  const Attempt same = big.attempt();
-  Exchange again = run.settle(same);  // the same key and body, now that the account can pay
-  const bool replayed_402 = again.response && again.response->status == 402;
-  if (stores_402 && !replayed_402)
-    run.fail(Anomaly::PolicyMismatch, "the policy lists 402 in stored_statuses, but the same key and body ran again",
-             &same, &again, "402, the stored outcome, replayed");
-  else if (!stores_402 && !is_success(again))
-    run.fail(Anomaly::PolicyMismatch, "the policy does not list 402 in stored_statuses, but the 402 was kept",
-             &same, &again, "201: an outcome that is not stored does not bind the key");
+// What the policy says is stored must be what the server stores, status by status: each refusal of the bank
+// whose status is listed in stored_statuses is replayed to the same key and body, with the policy's
+// replay_header, even after its cause is gone; one not listed is answered afresh (and runs, once its cause is
+// gone). A listed status no key can be completed with is a promise nobody keeps.
+void policy_stored_outcomes(CheckRun& run) {
+  ClientInfo& alice = run.world().client("alice");
+  nlohmann::json j = published_policy(run, alice);
+  if (!j.is_object() || !j.contains("stored_statuses") || !j["stored_statuses"].is_array())
+    return run.fail(Anomaly::PolicyMismatch, "GET /idempotency-policy publishes no \"stored_statuses\" array");
+  std::set<int> listed;
+  for (const auto& status : j["stored_statuses"])
+    if (status.is_number_integer()) listed.insert(status.get<int>());
+  const std::string header = j.contains("replay_header") && j["replay_header"].is_string()
+                                 ? j["replay_header"].get<std::string>()
+                                 : "Idempotent-Replayed";
+
+  std::set<int> storable{201};  // what a key can be completed with (LAB.md "Stage 5", what is stored)
+  for (RefusalKind kind : kRefusalKinds) {
+    Refusal refusal = set_up_refusal(run, alice, kind);
+    storable.insert(refusal.status);
+    const bool stored = listed.count(refusal.status) > 0;
+    const std::string status = std::to_string(refusal.status);
+    Intent& refused = *refusal.intent;
+    if (!stored && refusal.remove_cause) refused.max_moves = refused.expect_moves.emplace(1);  // it runs then
+    run.expect_status(run.settle(refused.attempt()), refused.attempt(), {refusal.status}, refusal.problem_type);
+    if (refusal.remove_cause) refusal.remove_cause();
+    const Attempt same = refused.attempt();
+    Exchange again = run.settle(same);  // the same key and body, now that the cause is gone (if it can be)
+    const bool replayed = status_of(again) == refusal.status && says_replayed(again, header);
+    if (stored && !replayed)
+      run.fail(Anomaly::PolicyMismatch,
+               "the policy lists " + status + " in stored_statuses, but the same key and body " +
+                   (is_success(again) ? std::string("ran again")
+                                      : "were answered " + std::to_string(status_of(again)) + " without \"" +
+                                            header + ": true\" (its replay_header)"),
+               &same, &again, status + ", the stored outcome, replayed");
+    else if (!stored && (replayed || (refusal.remove_cause && !is_success(again))))
+      run.fail(Anomaly::PolicyMismatch,
+               "the policy does not list " + status + " in stored_statuses, but the " + status + " was kept", &same,
+               &again,
+               refusal.remove_cause ? "201: an outcome that is not stored does not bind the key"
+                                    : status + " answered afresh: an outcome that is not stored is not replayed");
+  }
+  for (int status : listed)
+    if (!storable.count(status))
+      run.fail(Anomaly::PolicyMismatch, "the policy lists " + std::to_string(status) +
+                                            " in stored_statuses, an answer no key is completed with (only a 201 "
+                                            "and the bank's refusals are stored)");
+}
+
+// The Retry-After of a 409 in progress is the policy's retry_after_seconds: a client may read either.
+void policy_retry_after(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  nlohmann::json j = published_policy(run, *alice);
+  if (!j.is_object() || !j.contains("retry_after_seconds") || !j["retry_after_seconds"].is_number_integer())
+    return run.fail(Anomaly::PolicyMismatch,
+                    "GET /idempotency-policy publishes no \"retry_after_seconds\" (a whole number of seconds)");
+  const std::int64_t published = j["retry_after_seconds"].get<std::int64_t>();
+  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  pay.expect_moves = 1;
+  auto first = send_in_background(run, pay.attempt().with_header(kLabDelay, std::to_string(kSlowFirstDelayMs)));
+  std::this_thread::sleep_for(kRepeatAfter);  // the first has claimed the key and sleeps
+  const Attempt repeat = pay.attempt();
+  Exchange x = run.send(repeat);
+  // Any other answer, and a Retry-After that is no whole number of seconds, is stage 4's to judge
+  // (stage4.in-flight-repeat); this check compares the two numbers.
+  const auto seconds = retry_after_seconds(x);
+  if (is_in_progress(x) && seconds && *seconds != published)
+    run.fail(Anomaly::PolicyMismatch,
+             "the 409 in progress says Retry-After: " + x.response->header("Retry-After").value_or("(none)") +
+                 ", the policy's retry_after_seconds is " + std::to_string(published),
+             &repeat, &x, "409 with Retry-After: " + std::to_string(published));
+  if (is_success(first.get())) run.observe(pay);
 }
 
 }  // namespace
@@ -326,6 +383,13 @@ std::vector<Check> stage6_checks() {
        .hint = "publish in stored_statuses exactly the outcomes you complete the key with",
        .needs = Needs::Nothing,
        .run = policy_stored_outcomes},
+      {.name = "stage6.policy-retry-after",
+       .stage = 6,
+       .title = "a 409 in progress says Retry-After: the policy's retry_after_seconds",
+       .section = section,
+       .hint = "publish the Retry-After the in-progress answer sends, from the same constant",
+       .needs = Needs::Nothing,
+       .run = policy_retry_after},
       {.name = "stage6.policy",
        .stage = 6,
        .title = "GET /idempotency-policy matches the flags and the behaviour",
