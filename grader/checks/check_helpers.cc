@@ -50,6 +50,41 @@ std::future<Exchange> send_in_background(CheckRun& run, const Attempt& attempt) 
 }
 int status_of(const Exchange& x) { return x.response ? x.response->status : 0; }
 
+RepeatTiming timing_of(const Exchange& repeat, const Exchange& first) {
+  const bool after_first = repeat.response && !is_in_progress(repeat) && first.response &&
+                           first.done_ns <= repeat.done_ns + kAnswerOrderSlackNs;
+  if (!after_first) return RepeatTiming::InFlight;
+  return first.done_ns <= repeat.sent_ns ? RepeatTiming::SentLate : RepeatTiming::AnsweredLate;
+}
+
+bool with_growing_delay(CheckRun& run, const std::function<RepeatTiming(int times)>& round) {
+  int answered_late = 0;
+  for (int n = 0; n < kInFlightRounds; ++n) {
+    const RepeatTiming timing = round(1 << n);
+    if (timing == RepeatTiming::InFlight) return true;
+    answered_late += timing == RepeatTiming::AnsweredLate;
+  }
+  if (answered_late == kInFlightRounds) return false;
+  run.add_caveat("in " + std::to_string(kInFlightRounds) + " rounds, the first request sleeping twice as long in " +
+                 "each, it had always finished before the repeat came: the machine was too slow to see a repeat " +
+                 "in flight, so nothing was judged");
+  return true;
+}
+
+SlowFirst send_slow_first(CheckRun& run, const TwoAccounts& accounts, int delay_ms) {
+  Intent& pay = run.world().transfer(*accounts.owner, *accounts.from, *accounts.to,
+                                     affordable_amount(run, *accounts.from));
+  pay.expect_moves = 1;
+  return {pay, send_in_background(run, pay.attempt().with_header(kLabDelay, std::to_string(delay_ms)))};
+}
+
+void fail_held_repeat(CheckRun& run, const std::string& should) {
+  run.fail(Anomaly::WrongStatus,
+           "in " + std::to_string(kInFlightRounds) + " rounds, the first request sleeping twice as long in each, " +
+               "the repeat sent during its sleep was answered only after it had finished: the server holds a " +
+               "repeat until the first request ends (a lock held for the whole request?), where " + should);
+}
+
 std::optional<std::int64_t> entry_id(const Exchange& x) {
   if (!x.response) return std::nullopt;
   try {

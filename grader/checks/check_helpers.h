@@ -1,6 +1,8 @@
 // check_helpers.h: small set-ups and predicates the check files share, so each check reads as its story.
 #pragma once
 
+#include <algorithm>
+#include <functional>
 #include <future>
 #include <string>
 
@@ -68,5 +70,40 @@ constexpr int kBurstDelayMs = 300;
 // A slow first request, and how long after it a repeat is sent (it must land inside the delay).
 constexpr int kSlowFirstDelayMs = 500;
 constexpr std::chrono::milliseconds kRepeatAfter{150};
+
+// A verdict must not depend on how loaded the machine is. A repeat meant to arrive while the first request
+// sleeps (Lab-Delay-Ms) still arrives after it finished when the machine is slow enough; it is then rightly
+// answered as after the first (a replay of its transfer, or a new request once the key has expired), and
+// says nothing about in-flight keys. timing_of tells how it came out, from the two answers' times
+// (kAnswerOrderSlack allows for a reader thread scheduled late).
+enum class RepeatTiming {
+  InFlight,      // a 409, or answered while the first still ran: the check judges it
+  SentLate,      // sent only after the first had been answered (the grader was slow): nothing to judge
+  AnsweredLate,  // sent in time, answered only after the first had been: the server was slow, or it holds
+                 // a repeat until the first request ends
+};
+constexpr std::int64_t kAnswerOrderSlackNs = 50'000'000;
+RepeatTiming timing_of(const Exchange& repeat, const Exchange& first);
+// Such a check runs rounds, kInFlightRounds at most: round(times) sends its first request with
+// grown_delay(base, times) for times 1, 2, 4, and the round is judged (and the check done) when it returns
+// InFlight; a late round is never a finding, and the next one doubles the delay. Returns false when the
+// repeat was AnsweredLate in every round: load does not do that three times over delays that double, a
+// server that holds a repeat until the first request ends does (fail_held_repeat names it). After late
+// rounds of both kinds, the check passes with a caveat that says it saw nothing in flight.
+constexpr int kInFlightRounds = 3;
+bool with_growing_delay(CheckRun& run, const std::function<RepeatTiming(int times)>& round);
+// The finding for a server that held the repeat in every round (a wrong-status, with `should`: what the
+// repeat should have been answered).
+void fail_held_repeat(CheckRun& run, const std::string& should);
+// A new transfer of `accounts`, one move expected, whose first send sleeps delay_ms after claiming its key
+// (Lab-Delay-Ms), sent in the background: the start of every round of such a check.
+struct SlowFirst {
+  Intent& pay;
+  std::future<Exchange> first;
+};
+SlowFirst send_slow_first(CheckRun& run, const TwoAccounts& accounts, int delay_ms);
+// A Lab-Delay-Ms is at most 10 s (LAB.md "Lab controls"): the base delay times `times`, within that.
+constexpr int kLabDelayLimitMs = 10'000;
+constexpr int grown_delay(int base_ms, int times) { return std::min(base_ms * times, kLabDelayLimitMs); }
 
 }  // namespace grader

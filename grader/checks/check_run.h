@@ -127,6 +127,7 @@ class CheckRun {
   // What the verdict rests on that the grader could not see (a request that never ended, a ledger that
   // never held still): empty when it saw everything. The report prints it.
   const std::string& caveat() const { return caveat_; }
+  void add_caveat(const std::string& text);
 
  private:
   const Check& check_;
@@ -142,7 +143,6 @@ class CheckRun {
     Balances balances;
   };
   Reading read_quietly();
-  void add_caveat(const std::string& text);
 
   void report_unretried_409(const Attempt& attempt, const Exchange& x);
   // A 409 request-in-progress where the check expected an outcome: stuck-key, said once per check, with why

@@ -20,30 +20,34 @@ void observe_if_success(CheckRun& run, const Exchange& x, const Intent& intent) 
 }
 
 void in_flight_repeat(CheckRun& run) {
-  auto [alice, from, to] = client_with_two_accounts(run, "alice");
-  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
-  pay.expect_moves = 1;
-  auto first = send_in_background(run, pay.attempt().with_header(kLabDelay, std::to_string(kSlowFirstDelayMs)));
-  std::this_thread::sleep_for(kRepeatAfter);  // the first has claimed the key and sleeps
-  Attempt repeat = pay.attempt();
-  Exchange x = run.send(repeat);
-  if (run.expect_status(x, repeat, {409}, "request-in-progress", anomaly_of_early_answer(run, x, pay))) {
-    if (!x.response->header("Retry-After"))
-      run.fail(Anomaly::ContractShape, "409 without a Retry-After header", &repeat, &x);
-    else if (!retry_after_seconds(x))
-      run.fail(Anomaly::ContractShape,
-               "Retry-After is \"" + *x.response->header("Retry-After") +
-                   "\", not a whole number of seconds (RFC 9110 section 10.2.3, delay-seconds = 1*DIGIT)",
-               &repeat, &x, "409 with Retry-After: <seconds>, e.g. Retry-After: 1");
-  }
-  Exchange original = first.get();
-  Exchange after = run.settle(repeat);  // afterwards: the result
-  run.expect_status(after, repeat, {201});
-  if (entry_id(original) && entry_id(after) && entry_id(original) != entry_id(after))
-    run.fail(Anomaly::ReplayMismatch,
-             "the repeat after completion names transfer " + std::to_string(*entry_id(after)) +
-                 ", the first request created " + std::to_string(*entry_id(original)),
-             &repeat, &after);
+  const TwoAccounts accounts = client_with_two_accounts(run, "alice");
+  const bool seen = with_growing_delay(run, [&](int times) {
+    auto [pay, first] = send_slow_first(run, accounts, grown_delay(kSlowFirstDelayMs, times));
+    std::this_thread::sleep_for(kRepeatAfter);  // the first has claimed the key and sleeps
+    Attempt repeat = pay.attempt();
+    Exchange x = run.send(repeat);
+    const Anomaly early = anomaly_of_early_answer(run, x, pay);  // the ledger now, while the first sleeps
+    Exchange original = first.get();
+    if (auto timing = timing_of(x, original); timing != RepeatTiming::InFlight) return timing;
+    if (run.expect_status(x, repeat, {409}, "request-in-progress", early)) {
+      if (!x.response->header("Retry-After"))
+        run.fail(Anomaly::ContractShape, "409 without a Retry-After header", &repeat, &x);
+      else if (!retry_after_seconds(x))
+        run.fail(Anomaly::ContractShape,
+                 "Retry-After is \"" + *x.response->header("Retry-After") +
+                     "\", not a whole number of seconds (RFC 9110 section 10.2.3, delay-seconds = 1*DIGIT)",
+                 &repeat, &x, "409 with Retry-After: <seconds>, e.g. Retry-After: 1");
+    }
+    Exchange after = run.settle(repeat);  // afterwards: the result
+    run.expect_status(after, repeat, {201});
+    if (entry_id(original) && entry_id(after) && entry_id(original) != entry_id(after))
+      run.fail(Anomaly::ReplayMismatch,
+               "the repeat after completion names transfer " + std::to_string(*entry_id(after)) +
+                   ", the first request created " + std::to_string(*entry_id(original)),
+               &repeat, &after);
+    return RepeatTiming::InFlight;
+  });
+  if (!seen) fail_held_repeat(run, "a repeat while the first runs is answered 409 request-in-progress at once");
 }
 
 void crash_before_money(CheckRun& run) {
@@ -95,13 +99,12 @@ void crash_after_money(CheckRun& run) {
 
 // A slow first request whose lease runs out while it sleeps, and a retry that takes the claim over.
 // real_time: wait the (short) lease out in real time as well as on the lab clock, for a server whose leases
-// keep real time; the first request sleeps long enough for that. Returns false when the retry found the
-// key still held after all (409 in progress): nothing was taken over.
-bool fence_round(CheckRun& run, bool real_time) {
+// keep real time; the first request sleeps long enough for that.
+enum class FenceRound { Judged, KeyStillHeld, RetryLate };
+FenceRound fence_round(CheckRun& run, bool real_time, int delay_ms, RepeatTiming* retry_timing) {
   auto [alice, from, to] = client_with_two_accounts(run, "alice");
   Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
   pay.expect_moves = 1;
-  const int delay_ms = real_time ? kRealLeaseSlowFirstDelayMs : kSlowFirstDelayMs;
   Attempt slow = pay.attempt().with_header(kLabDelay, std::to_string(delay_ms));
   auto first = send_in_background(run, slow);
   std::this_thread::sleep_for(kRepeatAfter);
@@ -109,30 +112,44 @@ bool fence_round(CheckRun& run, bool real_time) {
   if (real_time) run.wait_out_lease_in_real_time();
   Attempt retry = pay.attempt();
   Exchange taken = run.send(retry);
-  if (is_in_progress(taken) && !real_time) {  // the lab clock was not enough: try again on real time
+  if (is_in_progress(taken)) {
+    // No takeover (409 after the lease ran out) is a key stuck in progress, not a broken fence: judged
+    // while the first request still sleeps, so the finding can say that its key never expires.
+    if (real_time) run.expect_status(taken, retry, {201}, "", anomaly_of_wrong_answer(taken, Anomaly::WrongStatus));
     observe_if_success(run, first.get(), pay);
-    return false;
+    return real_time ? FenceRound::Judged : FenceRound::KeyStillHeld;  // on the lab clock: try real time
   }
-  // No takeover (409 after the lease ran out) is a key stuck in progress, not a broken fence.
-  run.expect_status(taken, retry, {201}, "",
-                    is_success(taken) ? anomaly_of_early_answer(run, taken, pay)
-                                      : anomaly_of_wrong_answer(taken, Anomaly::WrongStatus));
+  const Anomaly if_not_201 = is_success(taken) ? anomaly_of_early_answer(run, taken, pay)  // the ledger now
+                                               : anomaly_of_wrong_answer(taken, Anomaly::WrongStatus);
   Exchange fenced = first.get();
   observe_if_success(run, fenced, pay);
-  if (!is_success(taken)) return true;  // nothing was taken over, so there is no fence to judge
+  *retry_timing = timing_of(taken, fenced);
+  if (*retry_timing != RepeatTiming::InFlight) return FenceRound::RetryLate;
+  run.expect_status(taken, retry, {201}, "", if_not_201);
+  if (!is_success(taken)) return FenceRound::Judged;  // nothing was taken over, so there is no fence to judge
   if (run.moves(pay) > 1)
     run.fail(Anomaly::FenceBroken, "the first request moved money after its lease was taken over", &slow, &fenced,
              "409: the fenced request rolls back");
   else if (is_success(fenced))
     run.fail(Anomaly::FenceBroken, "the request whose lease was taken over was told success too", &slow, &fenced,
              "409: only the request that took the lease over completes");
-  return true;
+  return FenceRound::Judged;
 }
 
 // On a server of its own with a lease of one second: first on the lab clock (fast); if the server's lease
-// did not end with it, again with the lease run out in real time.
+// did not end with it, on real time from then on.
 void lease_fencing(CheckRun& run) {
-  if (!fence_round(run, false)) fence_round(run, true);
+  bool real_time = false;
+  RepeatTiming retry_timing = RepeatTiming::InFlight;
+  const bool seen = with_growing_delay(run, [&](int times) {
+    for (;;) {
+      const int delay_ms = grown_delay(real_time ? kRealLeaseSlowFirstDelayMs : kSlowFirstDelayMs, times);
+      const FenceRound round = fence_round(run, real_time, delay_ms, &retry_timing);
+      if (round != FenceRound::KeyStillHeld) return round == FenceRound::Judged ? RepeatTiming::InFlight : retry_timing;
+      real_time = true;
+    }
+  });
+  if (!seen) fail_held_repeat(run, "a retry after the lease takes the claim over at once");
 }
 
 void overdraft_key_not_stuck(CheckRun& run) {

@@ -18,6 +18,8 @@ constexpr std::int64_t kTtlMarginMs = 2'000;
 // lease, which the usual flags (--key-ttl far longer than --lease) never show.
 const ServerFacts kTtlShorterThanLease{.lease_seconds = 30, .key_ttl_seconds = 1};
 const ServerFacts kTtlAndLeaseShort{.lease_seconds = 1, .key_ttl_seconds = 1};
+// Flags no server has by default, so a policy written as constants shows (stage6.policy-follows-flags).
+const ServerFacts kOtherFlags{.lease_seconds = 7, .key_ttl_seconds = 4'321};
 // Real time for a sweeper that runs once a second (stage 6's does) to have had its turn.
 constexpr std::chrono::milliseconds kOneSweep{1'200};
 // How long the first request sleeps in each: past the sweep and the repeat that follows it.
@@ -134,23 +136,31 @@ void key_ttl(CheckRun& run) {
 // it (in claim() or in the sweeper) would let a repeat start the key's next life while the first one can
 // still complete.
 void expired_key_still_held(CheckRun& run) {
-  auto [alice, from, to] = client_with_two_accounts(run, "alice");
-  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
-  pay.expect_moves = 1;
-  auto first = send_in_background(run, pay.attempt().with_header(kLabDelay, std::to_string(kHeldFirstDelayMs)));
-  std::this_thread::sleep_for(kRepeatAfter);
-  run.advance_clock_ms(run.target().facts().key_ttl_seconds * 1000 + kTtlMarginMs,
-                       "past the key's TTL, well within its lease");
-  std::this_thread::sleep_for(kOneSweep);  // the TTL has passed in real time too, and a sweep has run
-  Attempt repeat = pay.attempt();
-  Exchange x = run.send(repeat);
-  if (!is_in_progress(x))
-    run.fail(anomaly_of_early_answer(run, x, pay),
-             "the key's TTL had passed, but its first request was still running within its lease, and the repeat "
-             "was not told so: an expired key stays in progress until its lease runs out",
-             &repeat, &x, "409 request-in-progress");
-  Exchange original = first.get();
-  if (is_success(original)) run.observe(pay);
+  const TwoAccounts accounts = client_with_two_accounts(run, "alice");
+  const bool seen = with_growing_delay(run, [&](int times) {
+    auto [pay, first] = send_slow_first(run, accounts, grown_delay(kHeldFirstDelayMs, times));
+    std::this_thread::sleep_for(kRepeatAfter);
+    run.advance_clock_ms(run.target().facts().key_ttl_seconds * 1000 + kTtlMarginMs,
+                         "past the key's TTL, well within its lease");
+    std::this_thread::sleep_for(kOneSweep);  // the TTL has passed in real time too, and a sweep has run
+    Attempt repeat = pay.attempt();
+    Exchange x = run.send(repeat);
+    const Anomaly early = anomaly_of_early_answer(run, x, pay);  // the ledger now, while the first sleeps
+    Exchange original = first.get();
+    if (is_success(original)) run.observe(pay);
+    if (auto timing = timing_of(x, original); timing != RepeatTiming::InFlight) {
+      pay.expect_moves.reset();  // its key was completed and past its TTL: the repeat was a new request
+      pay.max_moves = 2;
+      return timing;
+    }
+    if (!is_in_progress(x))
+      run.fail(early,
+               "the key's TTL had passed, but its first request was still running within its lease, and the "
+               "repeat was not told so: an expired key stays in progress until its lease runs out",
+               &repeat, &x, "409 request-in-progress");
+    return RepeatTiming::InFlight;
+  });
+  if (!seen) fail_held_repeat(run, "a key past its TTL whose request still runs within its lease answers 409 at once");
 }
 
 // A request slower than both its lease and its key's TTL must not complete the key's next life: after the
@@ -200,48 +210,100 @@ void outlived_key(CheckRun& run) {
              &retry, &done, "the next life's own transfer (amount " + std::to_string(next.amount) + ")");
 }
 
+// A published member that describes another design than stage 6's, truthfully or not, is named as the
+// requirement it misses, not as a policy that misdescribes its server: keys scoped by less than (client,
+// endpoint, key) are a scope leak, keys that never expire (a TTL of null or 0) are kept forever. Returns
+// false (and adds nothing) for any other value.
+bool fail_if_other_design(CheckRun& run, const std::string& member, const nlohmann::json& value, const Finding& base) {
+  const std::set<std::string> stage6_scope{"client", "endpoint", "key"};
+  std::set<std::string> scope;
+  if (member == "scope" && value.is_array())
+    for (const auto& part : value)
+      if (part.is_string() && stage6_scope.count(part.get<std::string>())) scope.insert(part.get<std::string>());
+  Finding f = base;
+  if (member == "scope" && value.is_array() && scope.size() == value.size() && scope.size() < stage6_scope.size()) {
+    f.anomaly = Anomaly::ScopeLeak;
+    f.what = "the policy scopes keys by " + value.dump() + ": stage 6 scopes them by client, endpoint and key, "
+             "so another client's or endpoint's same key is another request";
+    f.hint = "a key belongs to (client, endpoint, key): in the key table's UNIQUE constraint and every lookup";
+  } else if (member == "key_ttl_seconds" && (value.is_null() || (value.is_number() && value.get<double>() <= 0))) {
+    f.anomaly = Anomaly::ExpiredKeyHonoured;
+    f.what = "the policy says keys never expire (key_ttl_seconds " + value.dump() + "): stage 6 forgets a key "
+             "--key-ttl seconds after its first use, so storage does not grow forever";
+    f.hint = "store expires_at with each key (first use + --key-ttl, lab clock) and sweep expired rows";
+  } else {
+    return false;
+  }
+  run.add_finding(std::move(f));
+  return true;
+}
+
+// GET /idempotency-policy compared, member by member, with `want`. Returns the policy, or null after a
+// finding when it is no JSON object.
+nlohmann::json compare_policy(CheckRun& run, const ClientInfo& who, const nlohmann::json& want,
+                              const std::string& started_with) {
+  auto res = run.api().as_client(who.token, "GET", "/idempotency-policy");
+  const std::string got = std::to_string(res.status) + " " + res.body.substr(0, 400);
+  const Finding base{.anomaly = Anomaly::PolicyMismatch,
+                     .what = "",
+                     .operation = "GET /idempotency-policy",
+                     .received = got,
+                     .expected = want.dump()};
+  if (res.status != 200 || res.media_type() != "application/json") {
+    Finding f = base;
+    f.what = base.operation + " answered " + std::to_string(res.status);
+    f.expected = "200 " + want.dump();
+    run.add_finding(std::move(f));
+    return nullptr;
+  }
+  nlohmann::json j = json_body_or_throw(res, base.operation);
+  if (!j.is_object()) j = nlohmann::json::object();
+  for (const auto& [member, value] : want.items()) {
+    const nlohmann::json published = j.value(member, nlohmann::json());
+    if (published == value || fail_if_other_design(run, member, published, base)) continue;
+    Finding f = base;
+    f.what = "\"" + member + "\" is " + (j.contains(member) ? published.dump() : "missing") + ", the server " +
+             started_with + " " + value.dump();
+    run.add_finding(std::move(f));
+  }
+  return j;
+}
+
 void policy(CheckRun& run) {
   auto [alice, from, to] = client_with_two_accounts(run, "alice");
-  (void)from;
-  (void)to;
-  auto res = run.api().as_client(alice->token, "GET", "/idempotency-policy");
   const auto& facts = run.target().facts();
   nlohmann::json want = {{"scope", {"client", "endpoint", "key"}},
                          {"key_ttl_seconds", facts.key_ttl_seconds},
                          {"lease_seconds", facts.lease_seconds},
                          {"replay_header", "Idempotent-Replayed"}};
-  std::string got = std::to_string(res.status) + " " + res.body.substr(0, 400);
-  const std::string operation = "GET /idempotency-policy";
-  if (res.status != 200 || res.media_type() != "application/json")
-    return run.add_finding({.anomaly = Anomaly::PolicyMismatch,
-                            .what = operation + " answered " + std::to_string(res.status),
-                            .operation = operation,
-                            .received = got,
-                            .expected = "200 " + want.dump()});
-  nlohmann::json j = json_body_or_throw(res, operation);
-  for (const auto& [member, value] : want.items())
-    if (!j.is_object() || j.value(member, nlohmann::json()) != value)
-      run.add_finding({.anomaly = Anomaly::PolicyMismatch,
-                       .what = "\"" + member + "\" is " +
-                               (j.is_object() ? j.value(member, nlohmann::json()).dump() : "missing") +
-                               ", the server was started with (or behaves as) " + value.dump(),
-                       .operation = operation,
-                       .received = got,
-                       .expected = want.dump()});
+  nlohmann::json j = compare_policy(run, *alice, want, "was started with (or behaves as)");
+  if (!j.is_object()) return;
+  const std::string got = j.dump().substr(0, 400);
   bool stores_201 = false;
-  if (j.is_object() && j.contains("stored_statuses") && j["stored_statuses"].is_array())
+  if (j.contains("stored_statuses") && j["stored_statuses"].is_array())
     for (const auto& s : j["stored_statuses"]) stores_201 = stores_201 || s == 201;
   if (!stores_201)
     run.add_finding({.anomaly = Anomaly::PolicyMismatch,
                      .what = "\"stored_statuses\" does not list 201",
-                     .operation = operation,
+                     .operation = "GET /idempotency-policy",
                      .received = got});
   // How the fingerprint is described is free (a name, or an object with algorithm and input); it must be there.
-  if (!j.is_object() || !j.contains("fingerprint") || !(j["fingerprint"].is_string() || j["fingerprint"].is_object()))
+  if (!j.contains("fingerprint") || !(j["fingerprint"].is_string() || j["fingerprint"].is_object()))
     run.add_finding({.anomaly = Anomaly::PolicyMismatch,
                      .what = "\"fingerprint\" is missing (a string or an object)",
-                     .operation = operation,
+                     .operation = "GET /idempotency-policy",
                      .received = got});
+}
+
+// The policy follows the flags: on a server of its own started with a lease and a TTL no server has by
+// default (kOtherFlags), the policy publishes those, not constants written into the code.
+void policy_follows_flags(CheckRun& run) {
+  auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  const auto& facts = run.target().facts();
+  compare_policy(run, *alice,
+                 {{"key_ttl_seconds", facts.key_ttl_seconds}, {"lease_seconds", facts.lease_seconds}},
+                 "was started with --lease " + std::to_string(facts.lease_seconds) + " --key-ttl " +
+                     std::to_string(facts.key_ttl_seconds) + ": it should say");
 }
 
 // GET /idempotency-policy as the client `who` reads it: a JSON object, or null when it is none (the policy
@@ -304,27 +366,33 @@ void policy_stored_outcomes(CheckRun& run) {
 
 // The Retry-After of a 409 in progress is the policy's retry_after_seconds: a client may read either.
 void policy_retry_after(CheckRun& run) {
-  auto [alice, from, to] = client_with_two_accounts(run, "alice");
-  nlohmann::json j = published_policy(run, *alice);
+  const TwoAccounts accounts = client_with_two_accounts(run, "alice");
+  nlohmann::json j = published_policy(run, *accounts.owner);
   if (!j.is_object() || !j.contains("retry_after_seconds") || !j["retry_after_seconds"].is_number_integer())
     return run.fail(Anomaly::PolicyMismatch,
                     "GET /idempotency-policy publishes no \"retry_after_seconds\" (a whole number of seconds)");
   const std::int64_t published = j["retry_after_seconds"].get<std::int64_t>();
-  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
-  pay.expect_moves = 1;
-  auto first = send_in_background(run, pay.attempt().with_header(kLabDelay, std::to_string(kSlowFirstDelayMs)));
-  std::this_thread::sleep_for(kRepeatAfter);  // the first has claimed the key and sleeps
-  const Attempt repeat = pay.attempt();
-  Exchange x = run.send(repeat);
-  // Any other answer, and a Retry-After that is no whole number of seconds, is stage 4's to judge
-  // (stage4.in-flight-repeat); this check compares the two numbers.
-  const auto seconds = retry_after_seconds(x);
-  if (is_in_progress(x) && seconds && *seconds != published)
-    run.fail(Anomaly::PolicyMismatch,
-             "the 409 in progress says Retry-After: " + x.response->header("Retry-After").value_or("(none)") +
-                 ", the policy's retry_after_seconds is " + std::to_string(published),
-             &repeat, &x, "409 with Retry-After: " + std::to_string(published));
-  if (is_success(first.get())) run.observe(pay);
+  const bool seen = with_growing_delay(run, [&](int times) {
+    auto [pay, first] = send_slow_first(run, accounts, grown_delay(kSlowFirstDelayMs, times));
+    std::this_thread::sleep_for(kRepeatAfter);  // the first has claimed the key and sleeps
+    const Attempt repeat = pay.attempt();
+    Exchange x = run.send(repeat);
+    Exchange original = first.get();
+    if (is_success(original)) run.observe(pay);
+    if (auto timing = timing_of(x, original); timing != RepeatTiming::InFlight) return timing;
+    // Any other answer, and a Retry-After that is no whole number of seconds, is stage 4's to judge
+    // (stage4.in-flight-repeat); this check compares the two numbers.
+    const auto seconds = retry_after_seconds(x);
+    if (is_in_progress(x) && seconds && *seconds != published)
+      run.fail(Anomaly::PolicyMismatch,
+               "the 409 in progress says Retry-After: " + x.response->header("Retry-After").value_or("(none)") +
+                   ", the policy's retry_after_seconds is " + std::to_string(published),
+               &repeat, &x, "409 with Retry-After: " + std::to_string(published));
+    return RepeatTiming::InFlight;
+  });
+  if (!seen)  // a repeat held in every round is stage 4's to judge
+    run.add_caveat("every repeat was held until the first request had ended, so no 409 came to compare "
+                   "(stage4.in-flight-repeat names that fault)");
 }
 
 }  // namespace
@@ -397,6 +465,14 @@ std::vector<Check> stage6_checks() {
        .hint = "report scope, key_ttl_seconds, lease_seconds, fingerprint, stored_statuses, replay_header",
        .needs = Needs::Nothing,
        .run = policy},
+      {.name = "stage6.policy-follows-flags",
+       .stage = 6,
+       .title = "GET /idempotency-policy publishes the --lease and --key-ttl the server was started with",
+       .section = section,
+       .hint = "read lease_seconds and key_ttl_seconds from the flags the server parsed, not from constants",
+       .needs = Needs::OwnServer,
+       .run = policy_follows_flags,
+       .own_server = kOtherFlags},
   };
 }
 

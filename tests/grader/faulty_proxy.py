@@ -22,6 +22,9 @@ Faults (--fault, one or none):
   hang-after-402      after its first 402 answers no transfer or payout again (each one waits for ever), as a
                       server whose refusal path never released a lock: the check that saw the 402 passes on
                       the surface, and only a request after it shows the server is stuck
+  late-repeats        holds a POST whose Idempotency-Key is in a request still running until that request has
+                      been answered, as a server that locks the key for the whole request: each repeat is
+                      answered (a replay) only after the first, however long the first one sleeps
 and how it accepts connections:
   --backlog N         the listen backlog (default 128); Python's http.server uses 5
   --serial            one request at a time on one thread, as http.server.HTTPServer does
@@ -40,6 +43,7 @@ import sys
 import threading
 
 BACKEND_START_TIMEOUT_S = 10  # a stage server prints its "listening on" line in well under a second
+LATE_REPEAT_PATIENCE_S = 12  # above the longest Lab-Delay-Ms (10 s), under the grader's response timeout
 
 
 def read_message(sock, is_response):
@@ -90,6 +94,7 @@ class Proxy:
         self.by_key = {}  # Idempotency-Key value -> stored 201 (leak-replays), or "seen"/"answered" (other-409)
         self.lock = threading.Lock()  # guards by_key
         self.hanging = threading.Event()  # hang-after-402: a 402 was answered
+        self.answered = {}  # late-repeats: Idempotency-Key value -> set once its first request is answered
 
     def forward(self, raw):
         with socket.create_connection(("127.0.0.1", self.backend_port)) as backend:
@@ -123,7 +128,19 @@ class Proxy:
             if self.fault == "leak-replays" and key in self.by_key:
                 stored_head, stored_body = self.by_key[key]
                 return build(stored_head, stored_body, ["Idempotent-Replayed: true"])
-        response = self.forward(build(head, body))
+        first = None  # late-repeats: the event this request sets once answered, if it is its key's first
+        if self.fault == "late-repeats" and key is not None:
+            with self.lock:
+                earlier = self.answered.get(key)
+                if earlier is None:
+                    first = self.answered[key] = threading.Event()
+            if earlier is not None:
+                earlier.wait(LATE_REPEAT_PATIENCE_S)
+        try:
+            response = self.forward(build(head, body))
+        finally:
+            if first is not None:
+                first.set()
         if response is None:
             return None  # the server died (a Lab-Crash): the client gets no answer either
         res_head, res_body = response
@@ -180,7 +197,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--fault", choices=["leak-replays", "no-balance-after", "other-409", "next-on-full-page",
-                                            "hang-after-402"])
+                                            "hang-after-402", "late-repeats"])
     parser.add_argument("--backlog", type=int, default=128)
     parser.add_argument("--serial", action="store_true")
     parser.add_argument("--max-in-flight", type=int)
