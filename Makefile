@@ -14,7 +14,7 @@ SLOW_WRITE_MS ?= 10
 TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp
 TSAN_ARGS  := -DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread
 
-.PHONY: all deps build test browser-test demo playground grade starter starter-check asan tsan sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants soak load fuzz bench bench-day multi clean help
+.PHONY: all deps build test browser-test demo playground grade starter starter-check asan tsan sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants mutation-score soak load fuzz bench bench-day multi clean help
 
 all: build
 
@@ -31,6 +31,7 @@ help:
 	@echo "make tsan-matrix   the grader matrix for SEEDS seeds under ThreadSanitizer (build-tsan)"
 	@echo "make lesson-diffs  regenerate stages/*/lesson.diff"
 	@echo "make mutants       build stage 6's mutants and grade each on MUTANT_SEEDS seeds (default 10)"
+	@echo "make mutation-score  operator mutants of stages 2-6: MUTATION_SAMPLE (100) built and graded in MUTATION_MINUTES (20)"
 	@echo "make soak          ROUNDS crash-and-retry rounds on stage 6 (200), each checked; SEED=S repeats a run"
 	@echo "make load          bounded loopback load on stage 6: 64 and 256 connections, slow clients (~40 s)"
 	@echo "make gradescope    build/gradescope/autograder.zip (edit scripts/gradescope/config.env first)"
@@ -118,6 +119,15 @@ MUTANT_SEEDS ?= 10
 mutants: build
 	cmake --build $(BUILD) --target mutants -j$(JOBS)
 	$(BUILD)/grader/grader mutants --bin-dir $(BUILD)/stages --mutants grader/mutants --seeds $(MUTANT_SEEDS)
+
+# The grader against the mistakes nobody wrote (scripts/mutation_score.py, LAB.md "Mutation score"): a sample
+# of the operator mutants of stages 2-6's lesson code, each built and graded at its own stage; the score, every
+# survivor, $(BUILD)/mutation-score/results.json. No new mutant starts after MUTATION_MINUTES.
+MUTATION_SAMPLE  ?= 100
+MUTATION_MINUTES ?= 20
+mutation-score: build
+	python3 scripts/mutation_score.py --build $(BUILD) --sample $(MUTATION_SAMPLE) \
+	  --budget-minutes $(MUTATION_MINUTES) --jobs $(JOBS)
 
 # Crash-and-retry rounds on one stage 6 server and database file, each checked in full (LAB.md "Plumbing",
 # Reliability: soak). Without SEED the grader draws one and prints it.

@@ -1,5 +1,6 @@
 // process_memory.cc: see process_memory.h. Reads /proc/<pid>/stat (the process group is the fifth field,
-// the third after the command name's closing parenthesis) and /proc/<pid>/status ("VmRSS:  1234 kB").
+// the third after the command name's closing parenthesis; utime and stime, in clock ticks, the 14th and
+// 15th) and /proc/<pid>/status ("VmRSS:  1234 kB").
 #include "grader/base/process_memory.h"
 
 #include <algorithm>
@@ -8,21 +9,41 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include <unistd.h>
 
 namespace grader {
 namespace {
 
-std::optional<pid_t> process_group_of(const std::filesystem::path& proc_entry) {
+// The fields of /proc/<pid>/stat after the command name: [0] is the state, [2] the process group, [11] and
+// [12] utime and stime. The command name may hold spaces and parentheses; it ends at the last ')'.
+std::vector<std::string> stat_fields(const std::filesystem::path& proc_entry) {
   std::ifstream in(proc_entry / "stat");
   std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  // The command name may hold spaces and parentheses; it ends at the last ')'.
   auto close = stat.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
+  if (close == std::string::npos) return {};
   std::istringstream fields(stat.substr(close + 1));
-  std::string state;
-  pid_t parent = 0, group = 0;
-  if (!(fields >> state >> parent >> group)) return std::nullopt;
-  return group;
+  std::vector<std::string> out;
+  for (std::string field; fields >> field && out.size() < 13;) out.push_back(field);
+  return out;
+}
+
+std::optional<pid_t> process_group_of(const std::vector<std::string>& fields) {
+  if (fields.size() < 3) return std::nullopt;
+  return static_cast<pid_t>(std::stol(fields[2]));
+}
+
+// Every process of the group, as its /proc entry and its stat fields.
+template <typename Each>
+void for_each_in_group(pid_t group, Each each) {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    const auto fields = stat_fields(entry.path());
+    if (process_group_of(fields) == group) each(entry.path(), fields);
+  }
 }
 
 std::int64_t resident_kib(const std::filesystem::path& proc_entry) {
@@ -37,13 +58,18 @@ std::int64_t resident_kib(const std::filesystem::path& proc_entry) {
 std::int64_t group_resident_kib(pid_t group) {
   if (group <= 0) return 0;
   std::int64_t total = 0;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
-    if (process_group_of(entry.path()) == group) total += resident_kib(entry.path());
-  }
+  for_each_in_group(group, [&](const std::filesystem::path& entry, const auto&) { total += resident_kib(entry); });
   return total;
+}
+
+std::int64_t group_cpu_ms(pid_t group) {
+  if (group <= 0) return 0;
+  const long ticks_per_second = ::sysconf(_SC_CLK_TCK);
+  std::int64_t ticks = 0;
+  for_each_in_group(group, [&](const std::filesystem::path&, const std::vector<std::string>& fields) {
+    if (fields.size() >= 13) ticks += std::stoll(fields[11]) + std::stoll(fields[12]);
+  });
+  return ticks_per_second > 0 ? ticks * 1000 / ticks_per_second : 0;
 }
 
 MemoryWatch::MemoryWatch(pid_t group) : group_(group) {

@@ -1,4 +1,5 @@
-// process_memory.h: how much memory a server holds, read from /proc, for `grader load` (load.h).
+// process_memory.h: how much memory a server holds, read from /proc, for `grader load` (load.h); and how
+// much CPU it has used, for the check that an idle server rests (stage6.idle-server-rests).
 //
 //   MemoryWatch watch(target.process_group());   // samples every kMemorySampleEvery on its own thread
 //   ... the phase runs ...
@@ -24,6 +25,10 @@ constexpr std::chrono::milliseconds kMemorySampleEvery{100};
 
 // The VmRSS of every process whose process group is `group`, in KiB.
 std::int64_t group_resident_kib(pid_t group);
+
+// The CPU time (user and system) that every process of process group `group` has used so far, in ms.
+// Linux only; 0 elsewhere.
+std::int64_t group_cpu_ms(pid_t group);
 
 struct MemoryFigures {
   std::int64_t start_kib = 0, peak_kib = 0, end_kib = 0;

@@ -75,7 +75,9 @@ SlowFirst send_slow_first(CheckRun& run, const TwoAccounts& accounts, int delay_
   Intent& pay = run.world().transfer(*accounts.owner, *accounts.from, *accounts.to,
                                      affordable_amount(run, *accounts.from));
   pay.expect_moves = 1;
-  return {pay, send_in_background(run, pay.attempt().with_header(kLabDelay, std::to_string(delay_ms)))};
+  Attempt sent = pay.attempt().with_header(kLabDelay, std::to_string(delay_ms));
+  auto first = send_in_background(run, sent);
+  return {pay, std::move(sent), std::move(first)};
 }
 
 void fail_held_repeat(CheckRun& run, const std::string& should) {

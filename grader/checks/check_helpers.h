@@ -99,6 +99,7 @@ void fail_held_repeat(CheckRun& run, const std::string& should);
 // (Lab-Delay-Ms), sent in the background: the start of every round of such a check.
 struct SlowFirst {
   Intent& pay;
+  Attempt sent;  // the first send, as it was sent (with its Lab-Delay-Ms)
   std::future<Exchange> first;
 };
 SlowFirst send_slow_first(CheckRun& run, const TwoAccounts& accounts, int delay_ms);

@@ -22,7 +22,7 @@ void observe_if_success(CheckRun& run, const Exchange& x, const Intent& intent) 
 void in_flight_repeat(CheckRun& run) {
   const TwoAccounts accounts = client_with_two_accounts(run, "alice");
   const bool seen = with_growing_delay(run, [&](int times) {
-    auto [pay, first] = send_slow_first(run, accounts, grown_delay(kSlowFirstDelayMs, times));
+    auto [pay, sent, first] = send_slow_first(run, accounts, grown_delay(kSlowFirstDelayMs, times));
     std::this_thread::sleep_for(kRepeatAfter);  // the first has claimed the key and sleeps
     Attempt repeat = pay.attempt();
     Exchange x = run.send(repeat);
@@ -97,6 +97,22 @@ void crash_after_money(CheckRun& run) {
   run.expect_status(done, pay.attempt(), {200, 201}, "", anomaly_of_wrong_answer(done, Anomaly::WrongStatus));
 }
 
+// The request whose lease was taken over (`slow`, answered `fenced`) rolls back: no money of its own, no
+// success, and no 5xx either, which says it found out only when completing the key.
+void fail_if_fence_broken(CheckRun& run, const Intent& pay, const Attempt& slow, const Exchange& fenced) {
+  if (run.moves(pay) > 1)
+    run.fail(Anomaly::FenceBroken, "the first request moved money after its lease was taken over", &slow, &fenced,
+             "409: the fenced request rolls back");
+  else if (is_success(fenced))
+    run.fail(Anomaly::FenceBroken, "the request whose lease was taken over was told success too", &slow, &fenced,
+             "409: only the request that took the lease over completes");
+  else if (status_of(fenced) >= 500)
+    run.fail(Anomaly::FenceBroken,
+             "the request whose lease was taken over got " + std::to_string(status_of(fenced)) +
+                 ": it found out only when completing the key (does it check its claim before the money moves?)",
+             &slow, &fenced, "409: the fenced request rolls back and says the key is in progress");
+}
+
 // A slow first request whose lease runs out while it sleeps, and a retry that takes the claim over.
 // real_time: wait the (short) lease out in real time as well as on the lab clock, for a server whose leases
 // keep real time; the first request sleeps long enough for that.
@@ -127,12 +143,7 @@ FenceRound fence_round(CheckRun& run, bool real_time, int delay_ms, RepeatTiming
   if (*retry_timing != RepeatTiming::InFlight) return FenceRound::RetryLate;
   run.expect_status(taken, retry, {201}, "", if_not_201);
   if (!is_success(taken)) return FenceRound::Judged;  // nothing was taken over, so there is no fence to judge
-  if (run.moves(pay) > 1)
-    run.fail(Anomaly::FenceBroken, "the first request moved money after its lease was taken over", &slow, &fenced,
-             "409: the fenced request rolls back");
-  else if (is_success(fenced))
-    run.fail(Anomaly::FenceBroken, "the request whose lease was taken over was told success too", &slow, &fenced,
-             "409: only the request that took the lease over completes");
+  fail_if_fence_broken(run, pay, slow, fenced);
   return FenceRound::Judged;
 }
 
@@ -150,6 +161,75 @@ void lease_fencing(CheckRun& run) {
     }
   });
   if (!seen) fail_held_repeat(run, "a retry after the lease takes the claim over at once");
+}
+
+// A takeover is a claim like the first one: it holds its own lease. A retry right after it is a repeat of a
+// request in flight (409), not a third holder, or no slow request could ever finish while its client retries.
+// Up to kInFlightRounds rounds: a right server answers the third 409 in any round whose retry came in time.
+void takeover_holds_lease(CheckRun& run) {
+  const TwoAccounts accounts = client_with_two_accounts(run, "alice");
+  bool real_time = false, judged = false;
+  Exchange third;
+  Attempt third_attempt;
+  for (int round = 0; round < kInFlightRounds; ++round) {
+    const int delay_ms = real_time ? kRealLeaseSlowFirstDelayMs : kSlowFirstDelayMs;
+    auto [pay, slow, first] = send_slow_first(run, accounts, delay_ms);
+    std::this_thread::sleep_for(kRepeatAfter);
+    run.advance_past_lease();
+    if (real_time) run.wait_out_lease_in_real_time();
+    // The takeover, slow as well, so that it still holds the key when the third attempt comes.
+    auto second = send_in_background(run, pay.attempt().with_header(kLabDelay, std::to_string(kSlowFirstDelayMs)));
+    std::this_thread::sleep_for(kRepeatAfter);
+    third_attempt = pay.attempt();
+    third = run.send(third_attempt);
+    Exchange taken = second.get(), fenced = first.get();
+    for (const Exchange* x : {&fenced, &taken, &third}) observe_if_success(run, *x, pay);
+    // The first woke while the takeover still ran: the moment a claim check that is not exact lets it on.
+    if (is_success(taken)) fail_if_fence_broken(run, pay, slow, fenced);
+    if (is_in_progress(third) && is_in_progress(taken) && !real_time) {
+      real_time = true;  // nothing was taken over on the lab clock: the server's leases keep real time
+      continue;
+    }
+    if (is_in_progress(third)) return;  // the takeover held its lease
+    judged = true;
+    if (!is_success(third)) break;  // another answer is a finding of its own
+  }
+  if (!judged) return;
+  if (is_success(third))
+    run.fail(Anomaly::WrongStatus,
+             "in " + std::to_string(kInFlightRounds) + " rounds, a retry sent while the request that had taken " +
+                 "the claim over still ran took it over again: a takeover gets no lease of its own, so every " +
+                 "retry fences out the holder before it and a slow request never finishes",
+             &third_attempt, &third, "409 request-in-progress: the takeover holds the key for a lease");
+  else
+    run.expect_status(third, third_attempt, {409}, "request-in-progress");
+}
+
+// A 503 frees the failed request's own claim and nothing else: another key in flight stays in progress.
+void busy_frees_only_its_key(CheckRun& run) {
+  const TwoAccounts accounts = client_with_two_accounts(run, "alice");
+  const bool seen = with_growing_delay(run, [&](int times) {
+    auto [pay, sent, first] = send_slow_first(run, accounts, grown_delay(kSlowFirstDelayMs, times));
+    std::this_thread::sleep_for(kRepeatAfter);  // the first has claimed its key and sleeps
+    Intent& other = run.world().transfer(*accounts.owner, *accounts.from, *accounts.to,
+                                         affordable_amount(run, *accounts.from));
+    Attempt busy = other.attempt().with_header(kLabFail, "busy");
+    Exchange failed = run.send(busy);
+    Attempt repeat = pay.attempt();
+    Exchange x = run.send(repeat);
+    const Anomaly early = anomaly_of_early_answer(run, x, pay);  // the ledger now, while the first sleeps
+    Exchange original = first.get();
+    observe_if_success(run, original, pay);
+    observe_if_success(run, failed, other);
+    if (auto timing = timing_of(x, original); timing != RepeatTiming::InFlight) return timing;
+    if (status_of(failed) == 503 && !is_in_progress(x))
+      run.fail(early, "after another key's request failed with 503, a repeat of this key, whose first request " +
+                          std::string("still ran, was not told 409: freeing the failed claim freed this one too ") +
+                          "(is the release's condition only its own row?)",
+               &repeat, &x, "409 request-in-progress");
+    return RepeatTiming::InFlight;
+  });
+  if (!seen) fail_held_repeat(run, "a repeat while the first runs is answered 409 request-in-progress at once");
 }
 
 void overdraft_key_not_stuck(CheckRun& run) {
@@ -220,6 +300,21 @@ std::vector<Check> stage4_checks() {
        .hint = "on a failure that is not the request's own, roll back and release the claim",
        .needs = Needs::Nothing,
        .run = busy_releases_key},
+      {.name = "stage4.takeover-holds-lease",
+       .stage = 4,
+       .title = "a retry while the request that took the claim over still runs gets 409: a takeover has a lease",
+       .section = section,
+       .hint = "a takeover sets locked_until = now + lease, as the first claim did",
+       .needs = Needs::OwnServer,
+       .run = takeover_holds_lease,
+       .own_server = kShortLease},
+      {.name = "stage4.busy-frees-only-its-key",
+       .stage = 4,
+       .title = "a 503 frees only its own key: another key in flight still answers 409",
+       .section = section,
+       .hint = "release only your own claim: the row's id and fence, while in_progress",
+       .needs = Needs::Nothing,
+       .run = busy_frees_only_its_key},
       {.name = "stage4.overdraft-key-not-stuck",
        .stage = 4,
        .title = "an overdraft does not leave its key stuck",

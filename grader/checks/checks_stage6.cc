@@ -2,10 +2,14 @@
 //
 // A key belongs to (client, endpoint, key): another client's identical key is another request, and so
 // is the same key on another endpoint. A key is remembered for --key-ttl seconds (lab clock), and
-// GET /idempotency-policy tells clients all of it.
+// GET /idempotency-policy tells clients all of it. And an idle server rests between its sweeps.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <set>
 #include <thread>
 
+#include "grader/base/process_memory.h"
 #include "grader/checks/check_helpers.h"
 #include "grader/checks/refusals.h"
 
@@ -138,7 +142,7 @@ void key_ttl(CheckRun& run) {
 void expired_key_still_held(CheckRun& run) {
   const TwoAccounts accounts = client_with_two_accounts(run, "alice");
   const bool seen = with_growing_delay(run, [&](int times) {
-    auto [pay, first] = send_slow_first(run, accounts, grown_delay(kHeldFirstDelayMs, times));
+    auto [pay, sent, first] = send_slow_first(run, accounts, grown_delay(kHeldFirstDelayMs, times));
     std::this_thread::sleep_for(kRepeatAfter);
     run.advance_clock_ms(run.target().facts().key_ttl_seconds * 1000 + kTtlMarginMs,
                          "past the key's TTL, well within its lease");
@@ -373,7 +377,7 @@ void policy_retry_after(CheckRun& run) {
                     "GET /idempotency-policy publishes no \"retry_after_seconds\" (a whole number of seconds)");
   const std::int64_t published = j["retry_after_seconds"].get<std::int64_t>();
   const bool seen = with_growing_delay(run, [&](int times) {
-    auto [pay, first] = send_slow_first(run, accounts, grown_delay(kSlowFirstDelayMs, times));
+    auto [pay, sent, first] = send_slow_first(run, accounts, grown_delay(kSlowFirstDelayMs, times));
     std::this_thread::sleep_for(kRepeatAfter);  // the first has claimed the key and sleeps
     const Attempt repeat = pay.attempt();
     Exchange x = run.send(repeat);
@@ -393,6 +397,33 @@ void policy_retry_after(CheckRun& run) {
   if (!seen)  // a repeat held in every round is stage 4's to judge
     run.add_caveat("every repeat was held until the first request had ended, so no 409 came to compare "
                    "(stage4.in-flight-repeat names that fault)");
+}
+
+// An idle server rests: its sweeper sleeps between sweeps. One whose loop never waits (a sweep repeated
+// while it deletes nothing, a poll without a sleep) keeps a core busy while nobody asks anything. Judged
+// by CPU time, not by speed: a resting server uses a few milliseconds in a window of kIdleWindow, a
+// spinning one a large share of it however loaded the machine is (one that commits in its loop waits on the
+// disk: about a quarter of a core, measured), and it must do so in two windows, so that one pause of a
+// garbage collector or of a JIT's compiler does not decide.
+constexpr std::chrono::milliseconds kIdleWindow{1'500};
+constexpr double kIdleCpuLimit = 0.1;  // of one core: a resting server uses well under 1%
+void idle_server_rests(CheckRun& run) {
+  const pid_t group = run.target().process_group();
+  if (group < 0) return run.add_caveat("with --url the server's processes are not the grader's: its CPU is not measured");
+  double share = 1;
+  for (int window = 0; window < 2 && share > kIdleCpuLimit; ++window) {
+    const std::int64_t cpu0 = group_cpu_ms(group);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(kIdleWindow);
+    const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    share = std::min(share, static_cast<double>(group_cpu_ms(group) - cpu0) / elapsed_ms);
+  }
+  if (share > kIdleCpuLimit) {
+    char text[200];
+    std::snprintf(text, sizeof text, "while no request came, in two windows of %.1f s, the server used %.0f%% of a "
+                  "core or more (a resting one: under 1%%): something loops without waiting", kIdleWindow.count() / 1000.0, 100 * share);
+    run.fail(Anomaly::IdleCpu, text);
+  }
 }
 
 }  // namespace
@@ -465,6 +496,13 @@ std::vector<Check> stage6_checks() {
        .hint = "report scope, key_ttl_seconds, lease_seconds, fingerprint, stored_statuses, replay_header",
        .needs = Needs::Nothing,
        .run = policy},
+      {.name = "stage6.idle-server-rests",
+       .stage = 6,
+       .title = "an idle server rests: it keeps no core busy while no request comes",
+       .section = section,
+       .hint = "let the sweeper sleep between sweeps (a wait with the stop token), and loop only while a batch was full",
+       .needs = Needs::Nothing,
+       .run = idle_server_rests},
       {.name = "stage6.policy-follows-flags",
        .stage = 6,
        .title = "GET /idempotency-policy publishes the --lease and --key-ttl the server was started with",

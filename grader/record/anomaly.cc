@@ -53,6 +53,10 @@ constexpr std::array kAnomalies = {
                 "the database file fails PRAGMA integrity_check after crashes and restarts: nothing in it can be "
                 "trusted any more",
                 0},
+    AnomalyInfo{IdleCpu, "idle-cpu",
+                "the server kept a core busy while no request came: a loop that never waits (the sweeper "
+                "between sweeps?) takes the machine from everything else on it",
+                6},
 };
 
 }  // namespace

@@ -37,6 +37,7 @@ enum class Anomaly {
   NoResponse,            // the server gave no answer where the contract requires one
   ContractShape,         // a response's fields, types or content type differ from the contract
   CorruptDatabase,       // the server's database file fails PRAGMA integrity_check (grader soak)
+  IdleCpu,               // the server kept a core busy while no request came
 };
 
 struct AnomalyInfo {
