@@ -85,14 +85,32 @@ void crash_before_money(CheckRun& run) {
   run.expect_status(done, pay.attempt(), {201}, "", anomaly_of_wrong_answer(done, Anomaly::WrongStatus));
 }
 
+// A transfer completed before the crash tells whether the keys survived the restart at all: a key table
+// kept in memory (or emptied at every start) forgets it too, and its repeat moves the money again.
 void crash_after_money(CheckRun& run) {
   auto [alice, from, to] = client_with_two_accounts(run, "alice");
+  Intent& kept = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  kept.expect_moves = 1;
+  Exchange before = run.settle(kept.attempt());
+  run.expect_status(before, kept.attempt(), {201});
   Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
   pay.expect_moves = 1;
   Attempt crash = pay.attempt().with_header(kLabCrash, "after-money");
   Exchange x = run.send(crash);
   if (x.response) return run.fail(Anomaly::WrongStatus, "Lab-Crash: after-money did not crash the server", &crash, &x);
   run.crashed_on_purpose("Lab-Crash: after-money");
+  const Attempt repeat = kept.attempt();
+  Exchange kept_after = run.settle(repeat);
+  if (is_success(before) && is_success(kept_after) && entry_id(kept_after) != entry_id(before))
+    run.add_finding({.anomaly = Anomaly::DoubleApply,
+                     .what = "keys did not survive the restart: a transfer completed before the crash was executed "
+                             "again by its repeat after it (is the key table kept in memory, or emptied when the "
+                             "server starts?)",
+                     .sent = show_request(repeat),
+                     .received = show_exchange(kept_after),
+                     .expected = "the first response replayed:\n" + show_exchange(before),
+                     .hint = "keep the keys where the money is, in the database: they must outlive the process",
+                     .intent = kept.id});
   Exchange done = run.settle(pay.attempt(), Settle{.lease_takeover = true});
   run.expect_status(done, pay.attempt(), {200, 201}, "", anomaly_of_wrong_answer(done, Anomaly::WrongStatus));
 }

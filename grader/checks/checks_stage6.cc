@@ -120,6 +120,19 @@ void key_ttl(CheckRun& run) {
 
   run.advance_clock_ms(ttl_ms - kTtlMarginMs, "just before the key's TTL");
   Exchange before = run.settle(again);
+  if (is_success(first) && is_success(before) && entry_id(before) != entry_id(first))
+    // What follows would judge the key's second life: this one is the finding.
+    return run.add_finding(
+        {.anomaly = Anomaly::DoubleApply,
+         .what = "the key was forgotten before its TTL: " + std::to_string((ttl_ms - kTtlMarginMs) / 1000) +
+                 " s after its first use (lab clock), under its " + std::to_string(ttl_ms / 1000) +
+                 " s TTL, the same request moved money again",
+         .sent = show_request(again),
+         .received = show_exchange(before),
+         .expected = "the first response replayed:\n" + show_exchange(first),
+         .hint = "a finished key expires --key-ttl after its first use, never with its lease: look at which of "
+                 "the two claim() stores as expires_at, and at the parentheses of the expiry condition",
+         .intent = pay.id});
   if (!is_success(before) || entry_id(before) != entry_id(first) || run.moves(pay) != 1)
     run.fail(Anomaly::ReplayMismatch, "before its TTL the key did not replay the first transfer", &again, &before,
              "the first response replayed:\n" + show_exchange(first));
@@ -405,7 +418,7 @@ void policy_retry_after(CheckRun& run) {
 // spinning one a large share of it however loaded the machine is (one that commits in its loop waits on the
 // disk: about a quarter of a core, measured), and it must do so in two windows, so that one pause of a
 // garbage collector or of a JIT's compiler does not decide.
-constexpr std::chrono::milliseconds kIdleWindow{1'500};
+constexpr std::chrono::milliseconds kIdleWindow{1'000};
 constexpr double kIdleCpuLimit = 0.1;  // of one core: a resting server uses well under 1%
 void idle_server_rests(CheckRun& run) {
   const pid_t group = run.target().process_group();
