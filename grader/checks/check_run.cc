@@ -54,8 +54,9 @@ std::string connection_turned_away(const Exchange& x) {
 
 // Where to look when a key answers "in progress" with nothing running, and when it does so past its lease.
 constexpr const char* kStuckKeyHint =
-    "complete the key in the transaction that moves the money (and release it when the request fails), so a repeat "
-    "after the end is replayed; 409 only while the first request still runs";
+    "complete the key in the transaction that moves the money (and release it when the request fails), and let "
+    "the lookup after the failed INSERT return that row (is find() written?), so a repeat after the end is "
+    "replayed; 409 only while the first request still runs";
 constexpr const char* kNoExpiryHint =
     "an in_progress key needs a lease on the lab clock (POST /admin/clock moves it): once its locked_until has "
     "passed, a retry takes the key over (fenced) instead of hearing 409 forever";
