@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -189,11 +190,36 @@ bool ServerProcess::wait_healthy(std::string* why) {
   return false;
 }
 
+namespace {
+
+// Whether another process listens on (or holds) the port now.
+bool port_taken(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  const bool taken = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 && errno == EADDRINUSE;
+  ::close(fd);
+  return taken;
+}
+
+// Another process may take the free port between pick_free_port() and the server's own bind (several
+// gradings at once on one machine): a server that ended at start-up while its port is taken by someone
+// else is started again on another port, kPortRaceRetries times at most. Any other end is the verdict.
+constexpr int kPortRaceRetries = 3;
+
+}  // namespace
+
 void ServerProcess::start() {
-  spawn();
-  std::string why;
-  if (!wait_healthy(&why)) {
+  for (int attempt = 0;; ++attempt) {
+    spawn();
+    std::string why;
+    if (wait_healthy(&why)) return;
+    const bool raced = !alive() && attempt < kPortRaceRetries && port_taken(address_.port);
     stop();
+    if (raced) continue;
     throw StartError("could not start the server.\n  command: " + command() + "\n  " + why +
                      "\n  its stderr (last lines):\n" + stderr_tail());
   }
