@@ -136,11 +136,7 @@ void fail_if_fence_broken(CheckRun& run, const Intent& pay, const Attempt& slow,
 // keep real time; the first request sleeps long enough for that.
 enum class FenceRound { Judged, KeyStillHeld, RetryLate };
 FenceRound fence_round(CheckRun& run, bool real_time, int delay_ms, RepeatTiming* retry_timing) {
-  auto [alice, from, to] = client_with_two_accounts(run, "alice");
-  Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
-  pay.expect_moves = 1;
-  Attempt slow = pay.attempt().with_header(kLabDelay, std::to_string(delay_ms));
-  auto first = send_in_background(run, slow);
+  auto [pay, slow, first] = send_slow_first(run, client_with_two_accounts(run, "alice"), delay_ms);
   std::this_thread::sleep_for(kRepeatAfter);
   run.advance_past_lease();  // the slow one still sleeps, but its lease is over
   if (real_time) run.wait_out_lease_in_real_time();
