@@ -19,6 +19,7 @@
 #include "grader/cli/options.h"
 #include "grader/cli/report_command.h"
 #include "grader/cli/soak.h"
+#include "grader/wire/process_keeper.h"
 
 namespace {
 
@@ -65,10 +66,7 @@ grader::CommandSpec top_level_spec() {
   return spec;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const Args args(argv + 1, argv + argc);
+int run_command_line(const Args& args) {
   if (!args.empty())
     for (const auto& command : kCommands)
       if (args[0] == command.name) return command.run(Args(args.begin() + 1, args.end()));
@@ -89,4 +87,14 @@ int main(int argc, char** argv) {
       return grader::run_grade(options);
   }
   return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Whatever the servers do, nothing they started outlives the grader (grader/wire/process_keeper.h).
+  grader::become_subreaper();
+  const int status = run_command_line(Args(argv + 1, argv + argc));
+  grader::end_every_child();
+  return status;
 }

@@ -72,6 +72,23 @@ std::int64_t group_cpu_ms(pid_t group) {
   return ticks_per_second > 0 ? ticks * 1000 / ticks_per_second : 0;
 }
 
+TreeFigures tree_figures(pid_t root) {
+  TreeFigures figures;
+  std::vector<pid_t> pending{root};
+  while (!pending.empty() && figures.processes < kTreeMost) {
+    const pid_t pid = pending.back();
+    pending.pop_back();
+    const std::filesystem::path entry = "/proc/" + std::to_string(pid);
+    if (pid != root) ++figures.processes, figures.resident_kib += resident_kib(entry);
+    std::error_code error;
+    for (const auto& task : std::filesystem::directory_iterator(entry / "task", error)) {
+      std::ifstream children(task.path() / "children");
+      for (pid_t child; children >> child;) pending.push_back(child);
+    }
+  }
+  return figures;
+}
+
 MemoryWatch::MemoryWatch(pid_t group) : group_(group) {
   const std::int64_t now = group_resident_kib(group_);
   figures_ = {now, now, now};

@@ -30,6 +30,16 @@ std::int64_t group_resident_kib(pid_t group);
 // Linux only; 0 elsewhere.
 std::int64_t group_cpu_ms(pid_t group);
 
+// The processes below `root` (its children, theirs, and so on; not root itself), found through each
+// thread's /proc/<pid>/task/<tid>/children, and the VmRSS they hold together. A whole server tree, whatever
+// sessions and process groups it made (grader/wire/process_keeper.h is its root). At most kTreeMost are
+// visited: a tree larger than that is over any limit already.
+struct TreeFigures {
+  std::int64_t processes = 0, resident_kib = 0;
+};
+constexpr std::int64_t kTreeMost = 4096;
+TreeFigures tree_figures(pid_t root);
+
 struct MemoryFigures {
   std::int64_t start_kib = 0, peak_kib = 0, end_kib = 0;
 };

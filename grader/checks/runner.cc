@@ -75,6 +75,10 @@ CheckOutcome run_one(Target& target, History& history, const Check& check, const
     outcome.note = target.can_restart() ? "server stderr (last lines):\n" + (own ? *own : target).stderr_tail() : "";
   }
   if (own) own->stop();
+  // A server ended for going over a limit fails the check it was ended in, named for the limit first.
+  if (const std::string over = (own ? *own : target).limit_hit(); !over.empty())
+    outcome.findings.insert(outcome.findings.begin(),
+                            {.anomaly = Anomaly::OverLimit, .what = "the grader ended the server: " + over});
   outcome.verdict = outcome.findings.empty() ? Verdict::Pass : Verdict::Fail;
   outcome.seconds = elapsed();
   return outcome;

@@ -71,7 +71,9 @@ int run_grade(const GraderOptions& o) {
   kill_servers_on_signal();
   try {
     if (!o.server.empty()) {
-      target = Target::launch(o.server, facts);
+      ServerLimits limits;
+      if (o.server_memory_mib) limits.memory_mib = *o.server_memory_mib;
+      target = Target::launch(o.server, facts, limits);
     } else {
       auto addresses = parse_urls(o.url);
       if (auto* error = std::get_if<std::string>(&addresses)) {

@@ -39,6 +39,9 @@ The server must honour --lab-controls (Lab-Delay-Ms, Lab-Crash, Lab-Fail, POST /
               {"--admin-token", "T", "the running server's admin token (with --url)"},
               {"--lease", "S", "the server's --lease (default: read from the command, else 30)"},
               {"--key-ttl", "S", "the server's --key-ttl (default: read from the command, else 86400)"},
+              {"--server-memory-mib", "M",
+               "end the server if its processes hold more than M MiB (default 2048; LAB.md\n"
+               "\"Untrusted servers\" lists every limit)"},
               {"--json", "FILE", "write Gradescope's results.json"},
               {"--junit", "FILE", "write JUnit XML"},
               {"--history", "FILE", "keep the history of every attempt (JSON Lines; format in LAB.md \"The grader\")"},
@@ -87,6 +90,7 @@ std::variant<GraderOptions, std::string> parse_grader_options(const std::vector<
   cl.number("--jobs", 1, 64, o.jobs);
   cl.number<std::int64_t>("--lease", 1, 365LL * 24 * 3600, o.lease_seconds);
   cl.number<std::int64_t>("--key-ttl", 1, 365LL * 24 * 3600, o.key_ttl_seconds);
+  cl.number<std::int64_t>("--server-memory-mib", 16, 1 << 20, o.server_memory_mib);
   if (cl.has("--check")) o.check = cl.text("--check");
   o.server = cl.text("--server");
   o.url = cl.text("--url");

@@ -29,6 +29,7 @@ struct GraderOptions {
   std::string json_path, junit_path, history_path;
   std::string html_path;  // --html: the report as one self-contained page (grader/report/report_html.h)
   std::optional<std::int64_t> lease_seconds, key_ttl_seconds;
+  std::optional<std::int64_t> server_memory_mib;  // --server-memory-mib: ServerLimits::memory_mib
   std::string bin_dir;  // matrix
   std::optional<int> jobs;  // matrix: servers graded at once
   bool verbose = false;

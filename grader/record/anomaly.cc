@@ -57,6 +57,11 @@ constexpr std::array kAnomalies = {
                 "the server kept a core busy while no request came: a loop that never waits (the sweeper "
                 "between sweeps?) takes the machine from everything else on it",
                 6},
+    AnomalyInfo{OverLimit, "over-limit",
+                "the server went over a limit every server runs under (memory, processes, its folder, a file's "
+                "size, CPU time) and the grader ended it: a server that grows without bound fails in production "
+                "too",
+                0},
 };
 
 }  // namespace

@@ -38,6 +38,7 @@ enum class Anomaly {
   ContractShape,         // a response's fields, types or content type differ from the contract
   CorruptDatabase,       // the server's database file fails PRAGMA integrity_check (grader soak)
   IdleCpu,               // the server kept a core busy while no request came
+  OverLimit,             // the server went over a limit the grader sets on every server, and was ended
 };
 
 struct AnomalyInfo {

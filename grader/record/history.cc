@@ -29,6 +29,7 @@
 // answer or the error came.
 #include "grader/record/history.h"
 
+#include <openssl/sha.h>
 #include <strings.h>
 
 namespace grader {
@@ -89,7 +90,23 @@ void History::stream_to(std::ostream* out) {
   out_ = out;
 }
 
+std::string kept_body(const std::string& body) {
+  if (body.size() <= kKeptBodyBytes) return body;
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(body.data()), body.size(), digest);
+  std::string hex;
+  for (unsigned char b : digest) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    hex += kHex[b >> 4];
+    hex += kHex[b & 0xf];
+  }
+  return body.substr(0, kKeptBodyHead) + "\n... [" + std::to_string(body.size()) + " bytes in all, SHA-256 " + hex +
+         "; the history keeps the first " + std::to_string(kKeptBodyHead) + "]";
+}
+
 void History::append(Event event) {
+  if (event.response) event.response->body = kept_body(event.response->body);
+  event.request.body = kept_body(event.request.body);
   if (out_) {
     *out_ << to_json(event).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     out_->flush();  // a history that survives a grader crash is the useful one

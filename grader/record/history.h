@@ -30,6 +30,14 @@ namespace grader {
 // cut after "Bearer " and 12 characters of the token, then "..."; a shorter one, or any other header, as is.
 std::string redacted_header_value(std::string_view name, const std::string& value);
 
+// The most of a response body an event keeps. A longer one is kept as its first kKeptBodyHead bytes and a
+// line with its size and SHA-256 (kept_body): two answers' kept forms are equal exactly when their bodies
+// are, and the grader's memory is bounded however large the answers (a lab answer is a few hundred bytes;
+// the checks judge each answer when it comes, the audit judges statuses and the ledger).
+constexpr std::size_t kKeptBodyBytes = 16 * 1024;
+constexpr std::size_t kKeptBodyHead = 1024;
+std::string kept_body(const std::string& body);
+
 enum class EventType { Invoke, Ok, Fail, Unknown, Observe, Fault, Ended };
 std::string_view to_string(EventType type);
 

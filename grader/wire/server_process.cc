@@ -1,15 +1,21 @@
 // server_process.cc: see server_process.h.
 #include "grader/wire/server_process.h"
 
+#include "grader/base/process_memory.h"
+
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <openssl/rand.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <limits>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -54,10 +60,32 @@ extern "C" void kill_groups_and_exit(int signal_number) {
   _exit(128 + signal_number);
 }
 
-std::string describe_status(int status) {
+std::string describe_status(int status, const KernelLimits& limits) {
   if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));
-  return "status " + std::to_string(status);
+  if (!WIFSIGNALED(status)) return "status " + std::to_string(status);
+  const int s = WTERMSIG(status);
+  std::string out = "signal " + std::to_string(s);
+  if (s == SIGXFSZ) out += " (SIGXFSZ: it wrote a file over its limit of " + std::to_string(limits.file_mib) + " MiB)";
+  if (s == SIGXCPU) out += " (SIGXCPU: a process over its limit of " + std::to_string(limits.cpu_seconds) + " s of CPU)";
+  return out;
+}
+
+// The bytes of the files under `folder`, counting at most kFolderEntriesMost entries (a server that makes
+// more files than that is over the limit in spirit: it is counted as over).
+constexpr std::size_t kFolderEntriesMost = 10'000;
+std::int64_t folder_bytes(const std::string& folder) {
+  std::int64_t total = 0;
+  std::size_t entries = 0;
+  std::error_code error;
+  for (std::filesystem::recursive_directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    if (++entries > kFolderEntriesMost) return std::numeric_limits<std::int64_t>::max();
+    std::error_code size_error;
+    if (it->is_regular_file(size_error)) {
+      const auto size = it->file_size(size_error);
+      if (!size_error) total += static_cast<std::int64_t>(size);
+    }
+  }
+  return total;
 }
 
 }  // namespace
@@ -87,8 +115,11 @@ std::string fill_placeholders(std::string command, int port, const std::string& 
 }
 
 void kill_servers_on_signal() {
-  // SIGPIPE too: `grader ... | head` ends the grader when head exits, and its servers must end with it.
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(s, kill_groups_and_exit);
+  // Every signal whose default is to end the process, but the crashes (SIGSEGV, SIGABRT, ...: the sanitizers
+  // own those). SIGPIPE too: `grader ... | head` ends the grader when head exits, and its servers must end with it.
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+                SIGXFSZ})
+    ::signal(s, kill_groups_and_exit);
 }
 
 int pick_free_port() {
@@ -107,7 +138,8 @@ int pick_free_port() {
   return ntohs(addr.sin_port);
 }
 
-ServerProcess::ServerProcess(std::string command_template) : template_(std::move(command_template)) {
+ServerProcess::ServerProcess(std::string command_template, ServerLimits limits)
+    : template_(std::move(command_template)), limits_(limits) {
   std::string pattern = (std::filesystem::temp_directory_path() / "grader-XXXXXX").string();
   if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
   dir_ = pattern;
@@ -127,37 +159,79 @@ std::string ServerProcess::command() const {
 
 void ServerProcess::spawn() {
   address_ = Address{"127.0.0.1", pick_free_port()};
-  std::string cmd = command();
-  std::string out_path = dir_ + "/server.stdout", err_path = dir_ + "/server.stderr";
-  pid_t pid = ::fork();
-  if (pid < 0) throw StartError(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    // The child: its own process group, so a SIGKILL reaches the server and anything it started.
-    ::setpgid(0, 0);
-    int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    int null_in = ::open("/dev/null", O_RDONLY);
-    if (out >= 0) ::dup2(out, STDOUT_FILENO);
-    if (err >= 0) ::dup2(err, STDERR_FILENO);
-    if (null_in >= 0) ::dup2(null_in, STDIN_FILENO);
-    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
+  {
+    std::lock_guard lock(limit_mutex_);
+    limit_hit_.clear();
   }
-  ::setpgid(pid, pid);  // also in the parent: whichever runs first, the group exists before any kill
-  pid_ = pid;
-  remember_group(pid_, true);
+  std::string out_path = dir_ + "/server.stdout", err_path = dir_ + "/server.stderr";
+  const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  try {
+    kept_ = start_kept({.shell_command = command(), .stdout_fd = out, .stderr_fd = err, .limits = limits_.kernel});
+  } catch (const std::exception& e) {
+    if (out >= 0) ::close(out);
+    if (err >= 0) ::close(err);
+    throw StartError(e.what());
+  }
+  if (out >= 0) ::close(out);
+  if (err >= 0) ::close(err);
+  remember_group(kept_.server_group, true);
+  watch_ = std::jthread([this, kept = kept_](std::stop_token stop) { watch_limits(stop, kept); });
+}
+
+void ServerProcess::ended_for(std::string what) {
+  std::lock_guard lock(limit_mutex_);
+  if (limit_hit_.empty()) limit_hit_ = std::move(what);
+}
+
+std::string ServerProcess::limit_hit() const {
+  std::lock_guard lock(limit_mutex_);
+  return limit_hit_;
+}
+
+void ServerProcess::watch_limits(std::stop_token stop, KeptProcess kept) {
+  std::mutex mutex;
+  std::condition_variable_any wake;
+  std::unique_lock lock(mutex);
+  for (;;) {
+    wake.wait_for(lock, stop, kLimitWatchEvery, [] { return false; });  // woken early by stop only
+    if (stop.stop_requested()) return;
+    const TreeFigures tree = tree_figures(kept.keeper);
+    const std::int64_t folder_mib = folder_bytes(dir_) >> 20;
+    std::string over;
+    if (tree.resident_kib / 1024 > limits_.memory_mib)
+      over = "it held " + std::to_string(tree.resident_kib / 1024) + " MiB of memory; its limit is " +
+             std::to_string(limits_.memory_mib) + " MiB (--server-memory-mib)";
+    else if (tree.processes > limits_.processes)
+      over = "it ran " + std::to_string(tree.processes) + " processes; its limit is " +
+             std::to_string(limits_.processes);
+    else if (folder_mib > limits_.folder_mib)
+      over = "its folder held " + std::to_string(folder_mib) + " MiB; its limit is " +
+             std::to_string(limits_.folder_mib) + " MiB";
+    if (over.empty()) continue;
+    ended_for(over);
+    ::kill(-kept.server_group, SIGKILL);
+    end_kept(kept);
+    return;
+  }
 }
 
 bool ServerProcess::alive() {
-  if (pid_ < 0) return false;
+  if (kept_.keeper < 0) return false;
+  // Look without reaping first: the watch must stop while the keeper's pid still names the keeper.
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(kept_.keeper), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0)
+    return true;
+  watch_ = {};  // stops and joins
   int status = 0;
-  pid_t r = ::waitpid(pid_, &status, WNOHANG);
-  if (r == 0) return true;
-  if (r == pid_) last_exit_ = describe_status(status);
-  // The shell ended; anything it left behind in the group goes too.
-  ::kill(-pid_, SIGKILL);
-  remember_group(pid_, false);
-  pid_ = -1;
+  if (::waitpid(kept_.keeper, &status, 0) == kept_.keeper) {
+    last_exit_ = describe_status(status, limits_.kernel);
+    if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXFSZ || WTERMSIG(status) == SIGXCPU)) ended_for(last_exit_);
+  }
+  // The keeper ended the tree before it exited; the group kill is for a keeper the server itself killed.
+  ::kill(-kept_.server_group, SIGKILL);
+  remember_group(kept_.server_group, false);
+  release_kept(kept_);
   return false;
 }
 
@@ -176,6 +250,9 @@ bool ServerProcess::wait_healthy(std::string* why) {
   while (std::chrono::steady_clock::now() < deadline) {
     if (!alive()) {
       *why = "the server ended before it answered GET /healthz (" + last_exit_ + ")";
+      if (last_exit_ == "exit 0")
+        *why += ": a server must stay in the foreground (one that daemonizes, forking and letting its first "
+                "process exit, is ended with that process)";
       return false;
     }
     std::string error;
@@ -231,24 +308,29 @@ void ServerProcess::restart() {
 }
 
 void ServerProcess::kill_group() {
-  if (pid_ > 0) ::kill(-pid_, SIGKILL);
+  if (kept_.server_group > 0) ::kill(-kept_.server_group, SIGKILL);
 }
 
 void ServerProcess::stop() {
   if (!alive()) return;
-  ::kill(-pid_, SIGTERM);
+  ::kill(-kept_.server_group, SIGTERM);
   if (!wait_for_exit(kStopGrace)) {
-    ::kill(-pid_, SIGKILL);
-    wait_for_exit(kExitWait);
+    ::kill(-kept_.server_group, SIGKILL);
+    end_kept(kept_);
+    if (!wait_for_exit(kExitWait)) ::kill(kept_.keeper, SIGKILL), wait_for_exit(kExitWait);
   }
 }
 
 std::string ServerProcess::stderr_tail(std::size_t max_bytes) const {
-  std::ifstream in(dir_ + "/server.stderr", std::ios::binary);
-  std::stringstream all;
-  all << in.rdbuf();
-  std::string text = all.str();
-  if (text.size() > max_bytes) text = "...\n" + text.substr(text.size() - max_bytes);
+  // Only the tail is read: a server may have written gigabytes (up to its file limit).
+  std::ifstream in(dir_ + "/server.stderr", std::ios::binary | std::ios::ate);
+  const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : 0;
+  const std::streamoff from = std::max<std::streamoff>(0, size - static_cast<std::streamoff>(max_bytes));
+  std::string text(static_cast<std::size_t>(size - from), '\0');
+  in.seekg(from);
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(std::max<std::streamsize>(0, in.gcount())));
+  if (from > 0) text = "...\n" + text;
   if (text.empty()) text = "(empty)";
   std::string indented;
   std::istringstream lines(text);

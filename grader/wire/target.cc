@@ -72,10 +72,11 @@ std::variant<std::vector<Address>, std::string> parse_urls(const std::string& li
   }
 }
 
-std::unique_ptr<Target> Target::launch(const std::string& command_template, ServerFacts facts) {
+std::unique_ptr<Target> Target::launch(const std::string& command_template, ServerFacts facts,
+                                       ServerLimits limits) {
   std::unique_ptr<Target> t(new Target());
   t->command_template_ = command_template;
-  t->process_ = std::make_unique<ServerProcess>(command_template);
+  t->process_ = std::make_unique<ServerProcess>(command_template, limits);
   t->process_->start();
   t->addresses_ = {t->process_->address()};
   t->admin_token_ = t->process_->admin_token();
@@ -94,7 +95,7 @@ std::unique_ptr<Target> Target::attach(std::vector<Address> addresses, std::stri
 
 std::unique_ptr<Target> Target::launch_sibling(const ServerFacts& facts) const {
   if (!process_) throw StartError("a server of its own needs --server (the grader starts it)");
-  return launch(command_with_facts(command_template_, facts), facts);
+  return launch(command_with_facts(command_template_, facts), facts, process_->limits());
 }
 
 Address Target::address() const {
@@ -120,6 +121,8 @@ std::string Target::database_path() const {
                           command_template_.find("{db_name}") == std::string::npos;
   return names_file ? process_->database_path() : "";
 }
+
+std::string Target::limit_hit() const { return process_ ? process_->limit_hit() : ""; }
 
 std::string Target::stderr_tail() const {
   return process_ ? process_->stderr_tail() : "    (not started by the grader)\n";

@@ -9,6 +9,7 @@
 //   auto own = target->launch_sibling({.lease_seconds = 1, .key_ttl_seconds = 86'400});
 //                                   // a second server, same command, fresh database, --lease 1 --key-ttl 86400
 //   target->stop();                 // SIGTERM, then SIGKILL; nothing for --url
+//   target->limit_hit();            // "" or the limit the server went over (server_process.h ServerLimits)
 //
 // Several instances: `--url http://127.0.0.1:A,http://127.0.0.1:B` names processes that serve one server from
 // one shared database (stage 6 on PostgreSQL). address() hands them out in turn, so each request goes to the
@@ -48,7 +49,8 @@ std::variant<std::vector<Address>, std::string> parse_urls(const std::string& li
 
 class Target {
  public:
-  static std::unique_ptr<Target> launch(const std::string& command_template, ServerFacts facts);
+  static std::unique_ptr<Target> launch(const std::string& command_template, ServerFacts facts,
+                                        ServerLimits limits = {});
   // Instances of one server (at least one address), all with this admin token.
   static std::unique_ptr<Target> attach(std::vector<Address> addresses, std::string admin_token, ServerFacts facts);
 
@@ -65,6 +67,7 @@ class Target {
   // without {db} (a PostgreSQL database: there is no file).
   std::string database_path() const;
   std::string stderr_tail() const;
+  std::string limit_hit() const;  // ServerProcess::limit_hit; "" with --url
 
   bool alive();  // --url: always true
   // Waits for the process to end (it was told to crash), then starts it again. Throws StartError.

@@ -25,6 +25,9 @@ Faults (--fault, one or none):
   late-repeats        holds a POST whose Idempotency-Key is in a request still running until that request has
                       been answered, as a server that locks the key for the whole request: each repeat is
                       answered (a replay) only after the first, however long the first one sleeps
+  padded-answers      pads every answer's body with spaces to 3.5 MiB (JSON still: whitespace may follow a
+                      value), under the grader's 4 MiB cap on one answer: the grader's memory must stay
+                      bounded however large the answers it keeps
 and how it accepts connections:
   --backlog N         the listen backlog (default 128); Python's http.server uses 5
   --serial            one request at a time on one thread, as http.server.HTTPServer does
@@ -43,6 +46,7 @@ import sys
 import threading
 
 BACKEND_START_TIMEOUT_S = 10  # a stage server prints its "listening on" line in well under a second
+PADDED_BYTES = 3 * 1024 * 1024 + 512 * 1024  # padded-answers: under the grader's 4 MiB cap on one answer
 LATE_REPEAT_PATIENCE_S = 12  # above the longest Lab-Delay-Ms (10 s), under the grader's response timeout
 
 
@@ -161,6 +165,8 @@ class Proxy:
             entry = json.loads(res_body)
             entry.pop("from_balance_after", None)
             res_body = json.dumps(entry).encode()
+        if self.fault == "padded-answers":
+            res_body += b" " * max(0, PADDED_BYTES - len(res_body))
         return build(res_head, res_body)
 
     def serve(self, client, request=None, response=None):
@@ -197,7 +203,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--fault", choices=["leak-replays", "no-balance-after", "other-409", "next-on-full-page",
-                                            "hang-after-402", "late-repeats"])
+                                            "hang-after-402", "late-repeats", "padded-answers"])
     parser.add_argument("--backlog", type=int, default=128)
     parser.add_argument("--serial", action="store_true")
     parser.add_argument("--max-in-flight", type=int)

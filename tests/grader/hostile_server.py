@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""hostile_server.py: a test fixture, not a lesson. A real stage server started by a submission that behaves
+as untrusted code may: it leaves processes behind, floods its output, or starves the machine. The grader must
+end with a clear verdict, bounded memory, and nothing it started still running (LAB.md "Untrusted servers").
+
+    grader --stage 2 --server "python3 tests/grader/hostile_server.py --mode setsid-children -- \\
+      build/stages/stage6_scope_ttl --port {port} --db {db} --admin-token {admin_token} --lab-controls --quiet"
+
+Modes (--mode):
+  setsid-children   starts 6 helpers in their own sessions (setsid: another process group and session, so a
+                    kill of the server's group misses them), one of them a second copy of the server on
+                    another port, then runs the server in the foreground
+  daemonize         forks twice, as a classic daemon does: the server runs in a grandchild in its own session,
+                    and the first process exits 0 at once
+  stderr-flood      writes to stderr without end (1 GiB unless a limit stops it) while the server runs
+  grow-memory       a helper that allocates 16 MiB more every 100 ms, beside the server
+  fork-many         a helper that keeps 200 sleeping children, beside the server
+
+Every process it starts carries the environment variable LAB_HOSTILE_MARKER (given with --marker, inherited
+by everything below), so a test can find whatever is left after the grader has gone. Standard library only.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+FLOOD_BYTES = 1 << 30
+FLOOD_CHUNK = b"x" * 65535 + b"\n"
+GROW_STEP_BYTES = 16 << 20
+FORKED_CHILDREN = 200
+
+
+def detach(argv):
+    """Starts argv in a new session, so it leaves the caller's process group."""
+    return subprocess.Popen(argv, start_new_session=True, stdin=subprocess.DEVNULL)
+
+
+def server_on_other_port(server):
+    """The server's command with its --port replaced by 0 (the kernel picks one): a second copy that serves."""
+    out = list(server)
+    if "--port" in out:
+        out[out.index("--port") + 1] = "0"
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mode", required=True,
+                        choices=["setsid-children", "daemonize", "stderr-flood", "grow-memory", "fork-many",
+                                 "child-flood", "child-grow", "child-fork"])
+    parser.add_argument("--marker", default="hostile")
+    parser.add_argument("server", nargs=argparse.REMAINDER, help="-- and the server's command")
+    args = parser.parse_args()
+    server = args.server[1:] if args.server[:1] == ["--"] else args.server
+    os.environ["LAB_HOSTILE_MARKER"] = args.marker
+    me = [sys.executable, os.path.abspath(__file__), "--marker", args.marker, "--mode"]
+
+    if args.mode == "child-flood":
+        written = 0
+        while written < FLOOD_BYTES:
+            os.write(2, FLOOD_CHUNK)
+            written += len(FLOOD_CHUNK)
+        return
+    if args.mode == "child-grow":
+        hoard = []
+        while True:
+            hoard.append(bytearray(GROW_STEP_BYTES))  # bytearray(n) is zeroed, so its pages are touched
+            time.sleep(0.1)
+    if args.mode == "child-fork":
+        children = [subprocess.Popen(["sleep", "1000"]) for _ in range(FORKED_CHILDREN)]
+        for c in children:
+            c.wait()
+        return
+
+    if args.mode == "setsid-children":
+        for _ in range(5):
+            detach(["sleep", "1000"])
+        detach(server_on_other_port(server))
+    elif args.mode == "daemonize":
+        if os.fork() > 0:
+            os._exit(0)
+        os.setsid()
+        if os.fork() > 0:
+            os._exit(0)
+    elif args.mode == "stderr-flood":
+        subprocess.Popen(me + ["child-flood"])
+    elif args.mode == "grow-memory":
+        subprocess.Popen(me + ["child-grow"])
+    elif args.mode == "fork-many":
+        subprocess.Popen(me + ["child-fork"])
+    os.execvp(server[0], server)
+
+
+if __name__ == "__main__":
+    main()
