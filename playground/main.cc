@@ -14,6 +14,7 @@
 
 #include "common/guarded_server.h"
 #include "common/http_server.h"
+#include "grader/wire/server_process.h"
 #include "playground/api.h"
 
 namespace {
@@ -56,8 +57,11 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  // SIGINT and SIGTERM end serve_until_signalled; the Playground's destructor then ends the session, whose
-  // Scene stops the stage server it started (its own process group, which a Ctrl-C would not reach).
+  // A stop signal (common/http_server.h:stop_signals: SIGINT, SIGTERM, SIGHUP, SIGQUIT...) ends
+  // serve_until_signalled; the Playground's destructor then ends the session, whose Scene stops the stage
+  // server it started (its own process group, which a Ctrl-C would not reach). Any other end, SIGKILL
+  // included, kills the stage server with the session's teller thread, which started it.
+  grader::servers_die_with_their_starting_thread();
   playground::Playground playground(bin_dir);
   lab::GuardedServer server;
   lab::configure_server(server, /*log_requests=*/false);

@@ -38,7 +38,9 @@ std::string_view kind_name(grader::LineKind kind) {
 std::string command_for(const grader::DemoStand& stand, const std::string& bin_dir, const char* flags) {
   auto path = grader::find_stage_binary(stand.binary, bin_dir);
   if (!path) throw std::runtime_error(stand.binary + " is not built; run `make build`");
-  return grader::stage_command(*path, flags);
+  // exec: the shell becomes the stage server, which so is the teller's own child and gets the death signal
+  // of servers_die_with_their_starting_thread (playground/main.cc); a forked grandchild would not.
+  return "exec " + grader::stage_command(*path, flags);
 }
 
 bool plain_key_character(char c) {

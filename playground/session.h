@@ -130,7 +130,10 @@ class Session : public grader::SceneObserver {
   std::deque<Action> actions_;
   int actions_done_ = 0;
 
-  std::jthread teller_;  // last: it starts after every field above is ready
+  // Last: it starts after every field above is ready. It starts (and restarts) the stage server and stops it
+  // before it ends, and its end kills the server if nothing else did (server_process.h:
+  // servers_die_with_their_starting_thread): a thread that lives exactly as long as its session's server.
+  std::jthread teller_;
 };
 
 }  // namespace playground

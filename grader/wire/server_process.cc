@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <openssl/rand.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -54,6 +55,9 @@ extern "C" void kill_groups_and_exit(int signal_number) {
   _exit(128 + signal_number);
 }
 
+// servers_die_with_their_starting_thread(): set once by the playground's main, read by spawn().
+std::atomic<bool> die_with_starting_thread{false};
+
 std::string describe_status(int status) {
   if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));
@@ -85,6 +89,8 @@ std::string fill_placeholders(std::string command, int port, const std::string& 
       command.replace(at, name.size(), value);
   return command;
 }
+
+void servers_die_with_their_starting_thread() { die_with_starting_thread = true; }
 
 void kill_servers_on_signal() {
   // SIGPIPE too: `grader ... | head` ends the grader when head exits, and its servers must end with it.
@@ -129,9 +135,17 @@ void ServerProcess::spawn() {
   address_ = Address{"127.0.0.1", pick_free_port()};
   std::string cmd = command();
   std::string out_path = dir_ + "/server.stdout", err_path = dir_ + "/server.stderr";
+  const bool tie_to_this_thread = die_with_starting_thread;
+  const pid_t starter = ::getpid();  // before the fork: the child compares its parent with it
   pid_t pid = ::fork();
   if (pid < 0) throw StartError(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    if (tie_to_this_thread) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      // Did the starter end between fork and prctl? Then no death signal will come: the child is already
+      // an orphan, adopted by another process.
+      if (::getppid() != starter) _exit(127);
+    }
     // The child: its own process group, so a SIGKILL reaches the server and anything it started.
     ::setpgid(0, 0);
     int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);

@@ -76,6 +76,16 @@ class ServerProcess {
 // temporary folder stays behind in that case: a signal handler may not remove files.)
 void kill_servers_on_signal();
 
+// For the playground: every server started from now on is killed (SIGKILL) when the thread that started it
+// ends, and so when its process ends, however it ends: SIGKILL included (Linux's PR_SET_PDEATHSIG, set in
+// the child between fork and exec; it outlives exec). It fires on the end of the starting *thread*, so that
+// thread must live as long as its servers: in the playground each session's teller thread starts, restarts
+// and stops its server, and ends after it (playground/session.cc). The grader does not call it: its servers
+// may outlive the thread that started them, and kill_servers_on_signal covers the signals it can catch.
+// The server must be the child itself, so such a command starts with `exec`: `sh -c` forks a plain
+// command, and a grandchild does not inherit the death signal.
+void servers_die_with_their_starting_thread();
+
 // Fills {port}, {db}, {db_name} and {admin_token} (exposed for the unit tests).
 std::string fill_placeholders(std::string command, int port, const std::string& db, const std::string& admin_token);
 // What {db_name} is filled with: "lab_" and 16 lower-case hex digits of the FNV-1a 64 hash of the {db} path.
