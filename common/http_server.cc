@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <thread>
 
@@ -95,13 +96,21 @@ std::string escape_for_log(std::string_view text) {
   return out;
 }
 
+sigset_t stop_signals() {
+  static constexpr int kStopSignals[] = {SIGHUP,    SIGINT,  SIGQUIT, SIGTERM, SIGPIPE, SIGALRM,   SIGUSR1, SIGUSR2,
+                                         SIGVTALRM, SIGPROF, SIGPOLL, SIGPWR,  SIGSTKFLT, SIGXCPU, SIGXFSZ};
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : kStopSignals) sigaddset(&set, s);
+  // SIGRTMIN, not 32: glibc keeps the first real-time signals for its threads and says where ours begin.
+  for (int s = SIGRTMIN; s <= SIGRTMAX; ++s) sigaddset(&set, s);
+  return set;
+}
+
 sigset_t block_stop_signals() {
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  return stop_signals;
+  sigset_t set = stop_signals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
 }
 
 void configure_server(httplib::Server& server, bool log_requests, std::function<void()> after_each_response) {
@@ -206,7 +215,7 @@ int serve_until_signalled(httplib::Server& server, const std::string& host, int 
     listening_fd = fd;
   });
 
-  // SIGINT/SIGTERM are taken by one thread with sigwait, which may safely call server.stop();
+  // The stop signals are taken by one thread with sigwait, which may safely call server.stop();
   // a signal handler may not. run_stage blocked them before any thread started; blocking again here
   // covers a caller that did not (harmless, but then its earlier threads could still take a signal).
   sigset_t stop_signals = block_stop_signals();
@@ -231,7 +240,9 @@ int serve_until_signalled(httplib::Server& server, const std::string& host, int 
   std::thread([&server, stop_signals] {
     int signal_number = 0;
     sigwait(&stop_signals, &signal_number);
-    std::fprintf(stderr, "received %s, stopping\n", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+    const char* name = sigabbrev_np(signal_number);   // "TERM"; nullptr for a real-time signal
+    if (name != nullptr) std::fprintf(stderr, "received SIG%s, stopping\n", name);
+    else std::fprintf(stderr, "received signal %d, stopping\n", signal_number);
     server.stop();
   }).detach();
 

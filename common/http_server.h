@@ -36,13 +36,25 @@ void configure_server(httplib::Server& server, bool log_requests, std::function<
 // and the error line pass all that a client chose (method, path, key) through it.
 std::string escape_for_log(std::string_view text);
 
-// Blocks SIGINT and SIGTERM in the calling thread and returns them as a set. Call it in main() before any
+// The stop signals: every signal whose default action ends the process and that comes from outside it,
+// so that none of them can end a lab server without its clean stop (the playground's stop includes its
+// stage server's, which a default death would leave running). SIGINT (Ctrl-C), SIGTERM (kill), SIGHUP (its
+// terminal closed), SIGQUIT (Ctrl-\), SIGPIPE when another process sends it (the kernel's own, for a
+// write to a pipe without a reader, is the writing thread's: blocked there, it only makes that write fail
+// with EPIPE; every socket write here is MSG_NOSIGNAL anyway), SIGALRM, SIGUSR1,
+// SIGUSR2, SIGVTALRM, SIGPROF, SIGPOLL, SIGPWR, SIGSTKFLT, SIGXCPU, SIGXFSZ and the real-time signals.
+// Not the faults a thread raises itself (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT): the
+// kernel delivers those to the faulting thread, blocked or not, and no sigwait can take them. Nor SIGKILL
+// and SIGSTOP, which nothing can catch.
+sigset_t stop_signals();
+
+// Blocks the stop signals in the calling thread and returns them as a set. Call it in main() before any
 // thread starts (run_stage does, first thing): threads inherit the mask, and a thread that does not block
 // them would take a stop signal with its default action, killing the process instead of stopping the
 // server cleanly. serve_until_signalled's sigwait thread then receives them.
 sigset_t block_stop_signals();
 
-// Binds (port 0: a free port), prints the listening line on stdout, serves until SIGINT or SIGTERM.
+// Binds (port 0: a free port), prints the listening line on stdout, serves until a stop signal.
 // Returns the process exit code.
 int serve_until_signalled(httplib::Server& server, const std::string& host, int port);
 

@@ -56,8 +56,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  // SIGINT and SIGTERM end serve_until_signalled; the Playground's destructor then ends the session, whose
-  // Scene stops the stage server it started (its own process group, which a Ctrl-C would not reach).
+  // A stop signal (common/http_server.h:stop_signals: SIGINT, SIGTERM, SIGHUP, SIGQUIT...) ends
+  // serve_until_signalled; the Playground's destructor then ends the session, whose Scene stops the stage
+  // server it started (its own process group, which a Ctrl-C would not reach). Any other end, SIGKILL
+  // included, ends the stage server too: its keeper reads the playground's end (grader/wire/process_keeper.h).
   playground::Playground playground(bin_dir);
   lab::GuardedServer server;
   lab::configure_server(server, /*log_requests=*/false);

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <stdexcept>
 
+#include "common/http_server.h"
 #include "common/money_request.h"
 #include "tests/e2e/world.h"
 
@@ -255,4 +256,58 @@ TEST_CASE("a POST without Content-Length has no body, as RFC 9112 says: nothing 
   }
   CHECK(w.transfers() == 0);
   CHECK(w.alice.balance(w.from) == 10'000);
+}
+
+namespace {
+
+// A request of `method` to `path` as raw bytes, whose Authorization header is `authorization` byte for byte.
+std::string raw_with_authorization(const std::string& method, const std::string& path,
+                                   const std::string& authorization, const std::string& body = "") {
+  return method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: " +
+         authorization + "\r\nContent-Type: application/json\r\nIdempotency-Key: \"auth\"\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+bool is_unauthorized(const RawReply& reply) {
+  return reply.status == 401 && is_problem_json(reply) && reply.json()["type"] == "/problems/unauthorized" &&
+         reply.head.find("\r\nWWW-Authenticate: Bearer") != std::string::npos;
+}
+
+}  // namespace
+
+// cpp-httplib 0.11 hands a header's value out through c_str(), so the servers read
+// "Authorization: Bearer <token>\0anything" cut at the NUL and let it in as <token>, client and admin alike.
+// A control byte is never part of a token (common/auth.h:bearer_token_of): each is now the 401 of a wrong
+// token. Every stage server shares that code, but this is the door to the money, so each one is asked.
+TEST_CASE("a control byte in Authorization gets 401 from every stage server, for client and admin tokens alike",
+          "[e2e][auth]") {
+  using namespace std::string_literals;
+  // After the token, and inside it; NUL, the other C0 bytes at both ends, CR alone, HTAB inside, and DEL.
+  const std::string tails[] = {"\0"s, "\0anything"s, "\x01", "\x1f", "\r", "\tx", "\x7f", "\x1b[2J"};
+  for (const std::string& binary : built_stage_servers()) {
+    World w(binary);
+    const std::string account = "/accounts/" + std::to_string(w.from);
+    for (const std::string& tail : tails) {
+      INFO(binary << ", the token followed by " << lab::escape_for_log(tail));
+      CHECK(is_unauthorized(raw_exchange(w.server.port(), raw_with_authorization("GET", account, "Bearer " + w.alice.token() + tail))));
+      CHECK(is_unauthorized(raw_exchange(
+          w.server.port(), raw_with_authorization("POST", "/transfers", "Bearer " + w.alice.token() + tail, w.body(100)))));
+      CHECK(is_unauthorized(raw_exchange(w.server.port(),
+                                         raw_with_authorization("POST", "/admin/clients",
+                                                                "Bearer " + std::string(StageProcess::kAdminToken) + tail,
+                                                                R"({"name": "mallory"})"))));
+      const std::string split = tail.substr(0, tail.size() / 2) + w.alice.token() + tail.substr(tail.size() / 2);
+      CHECK(is_unauthorized(raw_exchange(w.server.port(), raw_with_authorization("GET", account, "Bearer " + split))));
+    }
+    INFO(binary);
+    // The same requests without the byte get in: what refused them was the byte. A tab after the whole value
+    // is not part of it (RFC 9110 section 5.5) and changes nothing.
+    CHECK(raw_exchange(w.server.port(), raw_with_authorization("GET", account, "Bearer " + w.alice.token())).status == 200);
+    CHECK(raw_exchange(w.server.port(), raw_with_authorization("GET", account, "Bearer " + w.alice.token() + "\t")).status == 200);
+    CHECK(raw_exchange(w.server.port(), raw_with_authorization("POST", "/admin/clients",
+                                                               "Bearer " + std::string(StageProcess::kAdminToken),
+                                                               R"({"name": "carol"})")).status == 201);
+    CHECK(w.transfers() == 0);
+    CHECK(w.alice.balance(w.from) == 10'000);
+  }
 }

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include "common/db.h"
@@ -26,6 +28,17 @@ namespace lab::testing {
 std::string binary_path(const std::string& name) {
   const char* stages_dir = std::getenv("LAB_STAGES_DIR");
   return (stages_dir ? std::string(stages_dir) : std::string(LAB_BINARY_DIR) + "/stages") + "/" + name;
+}
+
+std::vector<std::string> built_stage_servers() {
+  std::vector<std::string> names;
+  std::string_view list = LAB_BUILT_STAGE_SERVERS;
+  for (std::size_t start = 0; start <= list.size();) {
+    std::size_t comma = std::min(list.find(',', start), list.size());
+    if (comma > start) names.emplace_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return names;
 }
 
 std::string Reply::header(const std::string& name) const {

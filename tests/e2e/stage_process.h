@@ -111,6 +111,9 @@ class StageProcess {
 };
 
 std::string binary_path(const std::string& name);   // <build>/stages/<name>
+// Every stage server and wrong turn this copy builds, in stages/stage_servers.json's order (its one list;
+// tests/CMakeLists.txt passes the build's copy of it in).
+std::vector<std::string> built_stage_servers();
 
 // Runs a command to its end (killed after timeout_ms) and returns its exit status (-1: killed at the
 // timeout) and its stderr. For servers that must refuse to start.
