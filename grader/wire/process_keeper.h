@@ -19,7 +19,7 @@
 // grader goes away (the socket it holds to the grader reads end-of-file: the kernel closes it whatever
 // killed the grader). It kills its children, collects the orphans that come back to it, and repeats until
 // none is left; a process can escape it only by killing the keeper itself (a server runs as the grader's
-// user; the sandbox, --sandbox, hides the keeper from it).
+// user; no sandbox hides the keeper from it yet: issue 27's --sandbox is not built).
 //
 // The keeper is forked from a grader that runs threads, so between fork and exit it makes system calls
 // only (no allocation, no locks: another thread may have held the allocator's lock at the fork).
