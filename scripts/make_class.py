@@ -67,9 +67,11 @@ def demo(bin_dir, size=30):
     learners += [
         # Dies 3 s after each start: the grader restarts it after the crashes it causes, not after this one.
         ("ivan-dies-after-3s", f"timeout -s KILL 3 {stage6} {LAB_FLAGS}", {}),
-        # A start script in the submission, named relatively (the command runs in the learner's folder).
-        ("judy-start-script", "sh ./run.sh {port} {db} {admin_token}",
-         {"run.sh": f"#!/bin/sh\nexec {stage6} --port \"$1\" --db \"$2\" --admin-token \"$3\" --lab-controls --quiet\n"}),
+        # A start script in the submission, named relatively (the command runs in the learner's folder). It
+        # passes on the flags the grader appends for a server of a check's own (--lease, --key-ttl).
+        ("judy-start-script", "sh run.sh {port} {db} {admin_token}",
+         {"run.sh": "#!/bin/sh\nport=$1 db=$2 token=$3\nshift 3\n"
+                    f"exec {stage6} --port \"$port\" --db \"$db\" --admin-token \"$token\" --lab-controls --quiet \"$@\"\n"}),
         # Some other HTTP server on the port: it answers, but not the lab's contract (not even GET /healthz).
         ("mallory-other-server", "python3 -m http.server --bind 127.0.0.1 {port}", {}),
     ]

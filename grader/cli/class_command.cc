@@ -96,7 +96,10 @@ std::string one_line(std::string text) {
 // One line per finished learner, and on a terminal the "running" line under them, rewritten in place.
 class Progress {
  public:
-  Progress(std::size_t total, bool terminal, bool colour) : total_(total), terminal_(terminal), colour_(colour) {}
+  Progress(const std::vector<Learner>& learners, bool terminal, bool colour)
+      : total_(learners.size()), terminal_(terminal), colour_(colour) {
+    for (const auto& learner : learners) width_ = std::max(width_, static_cast<int>(learner.name.size()));
+  }
 
   void started(const std::string& name) {
     std::lock_guard lock(mutex_);
@@ -110,7 +113,7 @@ class Progress {
     ++done_;
     if (terminal_) std::printf("\r\033[2K");
     const char* hue = !colour_ ? "" : row.verdict == "pass" ? "\033[32m" : "\033[31m";
-    std::printf("  %3zu/%zu  %-24s %s%-5s%s", done_, total_, row.name.c_str(), hue, row.verdict.c_str(),
+    std::printf("  %3zu/%zu  %-*s  %s%-5s%s", done_, total_, width_, row.name.c_str(), hue, row.verdict.c_str(),
                 colour_ ? "\033[0m" : "");
     if (row.resumed) std::printf("  skipped (graded before)");
     else std::printf("  %6.1fs", row.seconds);
@@ -134,6 +137,7 @@ class Progress {
   std::mutex mutex_;  // guards everything below and stdout
   const std::size_t total_;
   const bool terminal_, colour_;
+  int width_ = 0;  // the longest name: the verdicts line up
   std::size_t done_ = 0;
   std::set<std::string> running_;
 };
@@ -183,7 +187,9 @@ int run_class(const std::vector<std::string>& args) {
   if (cl.failed()) return usage_error(kSpec, cl.error());
   auto read = cl.has("--roster") ? read_roster(cl.text("--roster")) : read_submissions(cl.text("--submissions"));
   if (auto* error = std::get_if<std::string>(&read)) return usage_error(kSpec, *error);
-  const auto& learners = std::get<std::vector<Learner>>(read);
+  auto& learners = std::get<std::vector<Learner>>(read);
+  // --out inside the submissions folder (the default, when run there) is not a learner.
+  std::erase_if(learners, [&](const Learner& l) { return fs::path(l.folder) == s.out.lexically_normal(); });
   for (const auto& learner : learners)
     if (learner.name == kSummaryCsv || learner.name == kSummaryHtml)
       return usage_error(kSpec, "a learner named '" + learner.name + "' would take the summary's place in --out");
@@ -196,9 +202,10 @@ int run_class(const std::vector<std::string>& args) {
               s.stage, static_cast<unsigned long long>(s.seed), s.jobs, s.out.string().c_str());
   std::fflush(stdout);
   const auto started = std::chrono::steady_clock::now();
-  Progress progress(learners.size(), isatty(STDOUT_FILENO), use_colour(STDOUT_FILENO));
+  Progress progress(learners, isatty(STDOUT_FILENO), use_colour(STDOUT_FILENO));
   std::vector<ClassRow> rows(learners.size());
-  for_each_in_parallel(learners.size(), s.jobs, [&](std::size_t i) { rows[i] = run_learner(learners[i], s, progress); });
+  for_each_in_parallel(learners.size(), s.jobs,
+                       [&](std::size_t i) { rows[i] = run_learner(learners[i], s, progress); });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   int passed = 0, failed = 0, errors = 0, skipped = 0;
@@ -209,8 +216,9 @@ int run_class(const std::vector<std::string>& args) {
     skipped += row.resumed;
   }
   char figures[200];
-  std::snprintf(figures, sizeof figures, "%zu learners in %.1fs: %d passed, %d failed, %d errors; %zu graded, %d skipped",
-                rows.size(), seconds, passed, failed, errors, rows.size() - skipped, skipped);
+  std::snprintf(figures, sizeof figures,
+                "%zu learners in %.1fs: %d passed, %d failed, %d errors; %zu graded, %d skipped", rows.size(),
+                seconds, passed, failed, errors, rows.size() - skipped, skipped);
   ClassSummary summary{.title = "grader class: stages 1.." + std::to_string(s.stage),
                        .stage = s.stage,
                        .about = {"seed " + std::to_string(s.seed) + "; " + figures,
@@ -218,8 +226,11 @@ int run_class(const std::vector<std::string>& args) {
                        .rows = rows};
   const bool written = write_text_file((s.out / kSummaryCsv).string(), class_csv(summary)) &&
                        write_text_file((s.out / kSummaryHtml).string(), class_html(summary));
-  std::printf("grader class: %s%s\n", figures, skipped == static_cast<int>(rows.size()) ? " (every learner skipped: graded before; --fresh grades again)" : "");
-  if (written) std::printf("grader class: summary in %s and %s\n", (s.out / kSummaryHtml).c_str(), (s.out / kSummaryCsv).c_str());
+  const bool all_skipped = skipped == static_cast<int>(rows.size());
+  std::printf("grader class: %s%s\n", figures,
+              all_skipped ? " (every learner skipped: graded before; --fresh grades again)" : "");
+  if (written)
+    std::printf("grader class: summary in %s and %s\n", (s.out / kSummaryHtml).c_str(), (s.out / kSummaryCsv).c_str());
   return written ? 0 : 1;
 }
 

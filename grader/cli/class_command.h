@@ -4,8 +4,9 @@
 //   grader class --submissions DIR [--stage N] [--seed S] [--jobs N] [--out DIR] [--fresh]
 //   grader class --roster FILE ...
 //
-// Who is in the class: class_roster.h. One learner's grading: class_learner.h. Their row: report/class_row.h.
-// Skipping the learners graded before: class_resume.h. The summary: report/class_summary.h.
+// Who is in the class: grader/cli/class_roster.h. One learner's grading: grader/cli/class_learner.h. Their
+// row: grader/report/class_row.h. Skipping the learners graded before: grader/cli/class_resume.h. The
+// summary: grader/report/class_summary.h.
 #pragma once
 
 #include <string>

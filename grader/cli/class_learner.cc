@@ -99,7 +99,8 @@ ChildLine child_line(const Learner& learner, const LearnerRun& run, const std::s
     [[maybe_unused]] auto n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
     ::_exit(127);
   }
-  ::execve(line.argv[0], line.argv.data(), line.envp.data());
+  // The running binary itself, even if a rebuild has replaced the file at its path since the class began.
+  ::execve("/proc/self/exe", line.argv.data(), line.envp.data());
   const char msg[] = "grader class: cannot run the grader binary\n";
   [[maybe_unused]] auto n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
   ::_exit(127);
@@ -213,7 +214,7 @@ void judge(const Ending& ending, const std::string& report, const LearnerRun& ru
 }  // namespace
 
 void stop_learners_on_signal() {
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) ::signal(s, stop_children_and_exit);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(s, stop_children_and_exit);
 }
 
 ClassRow grade_learner(const Learner& learner, const LearnerRun& run) {

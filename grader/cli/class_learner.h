@@ -43,9 +43,9 @@ struct LearnerRun {
 
 ClassRow grade_learner(const Learner& learner, const LearnerRun& run);
 
-// On SIGINT, SIGTERM or SIGHUP, the groups of the children now running get SIGTERM (each grader stops its
-// servers), then `grader class` ends by the same signal. Their own groups keep a terminal's Ctrl-C from
-// reaching them otherwise.
+// On SIGINT, SIGTERM, SIGHUP or SIGPIPE, the groups of the children now running get SIGTERM (each grader
+// stops its servers), then `grader class` ends by the same signal. Their own groups keep a terminal's
+// Ctrl-C from reaching them otherwise.
 void stop_learners_on_signal();
 
 }  // namespace grader

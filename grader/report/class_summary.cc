@@ -12,7 +12,8 @@ namespace grader {
 namespace {
 
 constexpr const char* kStyle = R"(
-body{font:15px/1.45 system-ui,sans-serif;color:#1a1a1a;background:#fff;margin:0 auto;max-width:1300px;padding:0 16px 48px}
+body{font:15px/1.45 system-ui,sans-serif;color:#1a1a1a;background:#fff;margin:0 auto;max-width:1300px;
+padding:0 16px 48px}
 h1{font-size:1.6em;margin:.6em 0 .2em}
 table{border-collapse:collapse;margin:8px 0;font-size:13px}
 th,td{border:1px solid #bbb;padding:3px 6px;text-align:left;vertical-align:top}
@@ -58,6 +59,11 @@ std::string link_segment(const std::string& name) {
   return out;
 }
 
+// A row read from an older done.json may have fewer stages than the summary: the rest were not run.
+StageResult stage_result(const ClassRow& row, int s) {
+  return static_cast<std::size_t>(s) < row.stages.size() ? row.stages[s] : StageResult::NotRun;
+}
+
 std::string stage_heading(std::size_t s) { return s == 0 ? "contract" : "stage" + std::to_string(s); }
 
 }  // namespace
@@ -69,7 +75,7 @@ std::string class_csv(const ClassSummary& summary) {
   for (const auto& row : summary.rows) {
     out += csv_field(row.name) + "," + row.verdict;
     for (int s = 0; s <= summary.stage; ++s)
-      out += std::string(",") + word(static_cast<std::size_t>(s) < row.stages.size() ? row.stages[s] : StageResult::NotRun);
+      out += std::string(",") + word(stage_result(row, s));
     out += "," + csv_field(row.first_failure) + "," + csv_field(row.anomaly) + "," + seconds_text(row.seconds) + "," +
            (row.resumed ? "yes" : "no") + "," + csv_field(row.reason) + "," +
            csv_field(row.reports.empty() ? "" : row.name + "/" + row.reports.front()) + "\n";
@@ -92,12 +98,13 @@ std::string class_html(const ClassSummary& summary) {
          " could not be graded (error).</p></header><main>";
   out += "<table id=\"class\"><thead><tr><th>learner</th><th>verdict</th>";
   for (int s = 0; s <= summary.stage; ++s) out += "<th>" + stage_heading(s) + "</th>";
-  out += "<th>first failing check</th><th>anomaly</th><th>seconds</th><th>reason</th><th>reports</th></tr></thead><tbody>";
+  out += "<th>first failing check</th><th>anomaly</th><th>seconds</th><th>reason</th><th>reports</th></tr></thead>"
+         "<tbody>";
   for (const auto& row : summary.rows) {
     out += "<tr data-learner=\"" + esc(row.name) + "\"><th scope=\"row\">" + esc(row.name) + "</th>";
     out += "<td data-verdict=\"" + esc(row.verdict) + "\">" + esc(row.verdict) + "</td>";
     for (int s = 0; s <= summary.stage; ++s) {
-      const char* w = word(static_cast<std::size_t>(s) < row.stages.size() ? row.stages[s] : StageResult::NotRun);
+      const char* w = word(stage_result(row, s));
       out += "<td data-stage=\"" + std::to_string(s) + "\" data-result=\"" + w + "\">" + w + "</td>";
     }
     out += "<td><code>" + esc(row.first_failure) + "</code></td><td>" + esc(row.anomaly) + "</td>";

@@ -2,8 +2,8 @@
 // one self-contained HTML page for people. LAB.md "Grading a class".
 //
 //   ClassSummary summary{.stage = 5, .about = {"seed 1", "graded in 312 s"}, .rows = rows};
-//   write_text_file("class/summary.csv", class_csv(summary));
-//   write_text_file("class/summary.html", class_html(summary));
+//   write_text_file(out + "/summary.csv", class_csv(summary));
+//   write_text_file(out + "/summary.html", class_html(summary));
 //
 // CSV columns: learner, verdict, contract, stage1..stageN (pass, fail or not-run), first_failing_check,
 // anomaly, seconds, resumed (yes: read from done.json, not graded in this run), reason, report (its
