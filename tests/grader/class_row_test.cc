@@ -10,6 +10,7 @@ using namespace grader;
 namespace {
 
 // A results.json in the shape grader/report/results_json.cc writes, with the tests given.
+// (One test alone is wrapped in json::array: a braced list of one json is that json, not an array of it.)
 std::string results_with(const nlohmann::json& tests) {
   return nlohmann::json{{"score", 0}, {"max_score", 0}, {"tests", tests}}.dump();
 }
@@ -51,7 +52,7 @@ TEST_CASE("class row: a skipped check (max_score 0) neither passes nor fails its
 
 TEST_CASE("class row: a failure that opens with no anomaly's name has no anomaly") {
   ClassRow row;
-  REQUIRE(read_results(results_with({test("1.1", "stage1.a", "failed", 1, "hint: look at the ledger")}), 1, row));
+  REQUIRE(read_results(results_with(nlohmann::json::array({test("1.1", "stage1.a", "failed", 1, "hint: look at the ledger")})), 1, row));
   CHECK(row.first_failure == "stage1.a");
   CHECK(row.anomaly.empty());
 }
