@@ -14,7 +14,7 @@ SLOW_WRITE_MS ?= 10
 TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp
 TSAN_ARGS  := -DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread
 
-.PHONY: all deps build test browser-test demo playground grade starter starter-check asan tsan sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants mutation-score soak load fuzz bench bench-day multi clean help
+.PHONY: all deps build test browser-test demo playground grade starter starter-check asan tsan sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants mutation-score soak load fuzz bench bench-day multi class-demo clean help
 
 all: build
 
@@ -38,6 +38,7 @@ help:
 	@echo "make fuzz          libFuzzer on the input parsers, then HTTP mutations against stage 6, SECONDS (60) in all"
 	@echo "make bench         one table: SQLite and HTTP ceilings, every stage under wrk, ratios, goals (< 5 min)"
 	@echo "make bench-day     replay a million-send day on stage 6 (DAY_INTENTS=952400): sends/s, peak memory"
+	@echo "make class-demo    grader class on 30 made-up submissions (stages, wrong turns, mutants, hostile servers), timed"
 	@echo "make multi         stage 6 on PostgreSQL, three instances on one database: crash, pause, the day; zero damage"
 	@echo "make clean         remove build folders"
 
@@ -187,6 +188,14 @@ bench-day: build
 multi: build
 	@scripts/ensure-deps.sh postgres
 	python3 scripts/multi.py --bin-dir $(BUILD)
+
+# grader class on a made-up class of 30 (LAB.md "Grading a class"): every reference stage and wrong turn,
+# the mutants `make build` builds, broken and hostile servers; the wall time and the load. CLASS_STAGE (6);
+# CLASS_ARGS="--jobs N" or "--fresh" (a second run without it skips every learner graded before).
+CLASS_STAGE ?= 6
+CLASS_ARGS  ?=
+class-demo: build
+	@BUILD=$(BUILD) CLASS_STAGE=$(CLASS_STAGE) CLASS_ARGS="$(CLASS_ARGS)" scripts/class-demo.sh
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "grader/checks/check.h"
+#include "grader/cli/class_command.h"
 #include "grader/cli/day.h"
 #include "grader/cli/demo.h"
 #include "grader/cli/grade.h"
@@ -50,6 +51,7 @@ const Command kCommands[] = {
     {"mutants", "the grader against stage 6's mutants", grader::run_mutants},
     {"soak", "crash-and-retry rounds on stage 6, each checked", grader::run_soak},
     {"load", "bounded loopback load on stage 6", grader::run_load},
+    {"class", "a whole class of submissions, a few at a time, with a summary", grader::run_class},
 };
 
 // `grader --help`: grading one server, and the commands (each has its own --help).

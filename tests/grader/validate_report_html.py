@@ -6,19 +6,28 @@ standard library's html.parser only.
                                           marks an attempt (class="attempt anomaly"); every section has one
                                           svg and an a.first-violation whose target is in the page
   validate_report_html.py FILE --day      table#day-damage with a row per server, svg#day-chart
+  validate_report_html.py FILE --class    grader class's summary (grader/report/class_summary.h): table#class
+                                          with a tr[data-learner] per learner, each with one td[data-verdict];
+                                          links may also be relative, to a file that exists beside the page
+                                          (a learner's report), never up (..) or out (/, a scheme)
 
 Always: the page is self-contained (no script or style fetched, no src or href leaving it: no "http:", no
 "//"), and its ids are unique. Exits 1 with one line per problem.
 """
+import os
 import sys
 from html.parser import HTMLParser
+from urllib.parse import unquote
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
 
 class Page(HTMLParser):
-    def __init__(self):
+    def __init__(self, local_links_in=None):
         super().__init__(convert_charrefs=True)
+        self.local_links_in = local_links_in  # --class: the page's folder, where relative links may go
+        self.learners = []  # --class: each tr[data-learner]: [name, its td[data-verdict] values]
+        self.local_links = 0
         self.stack = []  # open elements: (tag, attrs)
         self.ids = []
         self.problems = []
@@ -42,6 +51,8 @@ class Page(HTMLParser):
             self.ids.append(attrs["id"])
         for name in ("src", "href", "xlink:href"):
             value = attrs.get(name)
+            if name == "href" and value is not None and self.local_link(value):
+                continue
             if value is not None and ("http:" in value or "https:" in value or value.startswith("//")
                                       or (name != "src" and not value.startswith("#"))):
                 self.problems.append(f"<{tag} {name}=\"{value}\"> leaves the page")
@@ -62,6 +73,10 @@ class Page(HTMLParser):
                 section["anomalies"] += 1
             if tag == "a" and "first-violation" in classes:
                 section["links"].append(attrs.get("href", ""))
+        if tag == "tr" and "data-learner" in attrs and self.table_id() == "class":
+            self.learners.append([attrs["data-learner"], []])
+        if tag == "td" and "data-verdict" in attrs and self.table_id() == "class" and self.learners:
+            self.learners[-1][1].append(attrs["data-verdict"])
         if tag == "table" and "id" in attrs:
             self.tables[attrs["id"]] = 0
         if tag == "td" and "data-verdict" in attrs and self.table_id() == "matrix":
@@ -73,6 +88,18 @@ class Page(HTMLParser):
         if tag == "svg" and attrs.get("id") == "day-chart":
             self.day_chart = True
         return attrs
+
+    def local_link(self, href):
+        """--class: a relative link to a file beside the page (a learner's report) is allowed."""
+        if self.local_links_in is None or ":" in href or href.startswith(("/", "#")):
+            return False
+        path = unquote(href)
+        if ".." in path.split("/"):
+            self.problems.append(f"<a href=\"{href}\"> goes up, out of the output folder")
+        elif not os.path.isfile(os.path.join(self.local_links_in, path)):
+            self.problems.append(f"<a href=\"{href}\"> names a file that is not there")
+        self.local_links += 1
+        return True
 
     def handle_starttag(self, tag, attrs):
         attrs = self.element(tag, attrs)
@@ -91,12 +118,12 @@ class Page(HTMLParser):
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[2] not in ("--matrix", "--day"):
+    if len(sys.argv) != 3 or sys.argv[2] not in ("--matrix", "--day", "--class"):
         sys.exit(__doc__)
     path, mode = sys.argv[1], sys.argv[2]
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    page = Page()
+    page = Page(os.path.dirname(os.path.abspath(path)) if mode == "--class" else None)
     page.feed(text)
     page.close()
     problems = list(page.problems)
@@ -123,6 +150,14 @@ def main():
                     problems.append(f"{where}: a.first-violation goes to {href}, which is not in the page")
         if not any(s["anomalies"] > 0 for s in page.sections):
             problems.append('no failed check\'s timeline has a g class="attempt anomaly"')
+    elif mode == "--class":
+        if not page.learners:
+            problems.append("no table#class with a tr[data-learner] per learner")
+        for name, verdicts in page.learners:
+            if len(verdicts) != 1 or verdicts[0] not in ("pass", "fail", "error"):
+                problems.append(f"tr[data-learner={name}]: td[data-verdict] {verdicts}, not one of pass, fail, error")
+        if page.learners and page.local_links == 0:
+            problems.append("no link to a learner's report")
     else:
         if page.tables.get("day-damage", 0) == 0:
             problems.append("no table#day-damage with a row per server")
