@@ -1,6 +1,7 @@
 // process_memory.cc: see process_memory.h. Reads /proc/<pid>/stat (the process group is the fifth field,
 // the third after the command name's closing parenthesis; utime and stime, in clock ticks, the 14th and
-// 15th) and /proc/<pid>/status ("VmRSS:  1234 kB").
+// 15th) and /proc/<pid>/status ("VmRSS:  1234 kB"), and each thread's /proc/<pid>/task/<tid>/status
+// ("voluntary_ctxt_switches:  42").
 #include "grader/base/process_memory.h"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <unistd.h>
@@ -46,12 +48,16 @@ void for_each_in_group(pid_t group, Each each) {
   }
 }
 
-std::int64_t resident_kib(const std::filesystem::path& proc_entry) {
-  std::ifstream in(proc_entry / "status");
+// The number after `field` in a status file ("VmRSS:\t  1234 kB"), or 0: a kernel thread, or a process
+// that just ended.
+std::int64_t status_figure(const std::filesystem::path& status, std::string_view field) {
+  std::ifstream in(status);
   for (std::string line; std::getline(in, line);)
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6));  // "VmRSS:\t  1234 kB"
-  return 0;  // a kernel thread, or a process that just ended
+    if (line.rfind(field, 0) == 0) return std::stoll(line.substr(field.size()));
+  return 0;
 }
+
+std::int64_t resident_kib(const std::filesystem::path& proc_entry) { return status_figure(proc_entry / "status", "VmRSS:"); }
 
 }  // namespace
 
@@ -70,6 +76,17 @@ std::int64_t group_cpu_ms(pid_t group) {
     if (fields.size() >= 13) ticks += std::stoll(fields[11]) + std::stoll(fields[12]);
   });
   return ticks_per_second > 0 ? ticks * 1000 / ticks_per_second : 0;
+}
+
+std::int64_t group_waits(pid_t group) {
+  if (group <= 0) return 0;
+  std::int64_t waits = 0;
+  for_each_in_group(group, [&](const std::filesystem::path& entry, const auto&) {
+    std::error_code error;
+    for (const auto& task : std::filesystem::directory_iterator(entry / "task", error))
+      waits += status_figure(task.path() / "status", "voluntary_ctxt_switches:");
+  });
+  return waits;
 }
 
 TreeFigures tree_figures(pid_t root) {

@@ -1,5 +1,6 @@
 // process_memory.h: how much memory a server holds, read from /proc, for `grader load` (load.h); and how
-// much CPU it has used, for the check that an idle server rests (stage6.idle-server-rests).
+// much CPU it has used and how often it woke, for the check that an idle server rests
+// (stage6.idle-server-rests).
 //
 //   MemoryWatch watch(target.process_group());   // samples every kMemorySampleEvery on its own thread
 //   ... the phase runs ...
@@ -29,6 +30,11 @@ std::int64_t group_resident_kib(pid_t group);
 // The CPU time (user and system) that every process of process group `group` has used so far, in ms.
 // Linux only; 0 elsewhere.
 std::int64_t group_cpu_ms(pid_t group);
+
+// How many times every thread of every process of process group `group` has given up the CPU to wait
+// (voluntary_ctxt_switches in /proc/<pid>/task/<tid>/status, summed): one per sleep, poll, lock or disk
+// wait. A resting server wakes a few times a second; a loop that waits on the disk thousands. Linux only.
+std::int64_t group_waits(pid_t group);
 
 // The processes below `root` (its children, theirs, and so on; not root itself), found through each
 // thread's /proc/<pid>/task/<tid>/children, and the VmRSS they hold together. A whole server tree, whatever
