@@ -4,6 +4,8 @@
 // command-line parser they share (cli/command_line.h); report/ what people and CI systems read; day/, demo/,
 // soak/ and load/ the engines; checks/ the checks and their runner; record/ the history and the audit;
 // wire/ HTTP and the server's process; base/ the ground floor.
+#include <malloc.h>
+
 #include <algorithm>
 #include <iostream>
 #include <string>
@@ -96,6 +98,10 @@ int run_command_line(const Args& args) {
 int main(int argc, char** argv) {
   // Whatever the servers do, nothing they started outlives the grader (grader/wire/process_keeper.h).
   grader::become_subreaper();
+  // A server's answers can be large (up to the cap in grader/wire/wire.cc), many at once in a burst. glibc
+  // raises its mmap threshold each time such a block is freed, after which they come from per-thread
+  // arenas that keep the memory: a fixed threshold hands every large block back when it is freed.
+  ::mallopt(M_MMAP_THRESHOLD, 256 * 1024);
   const int status = run_command_line(Args(argv + 1, argv + argc));
   grader::end_every_child();
   return status;

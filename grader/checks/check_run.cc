@@ -283,6 +283,7 @@ void CheckRun::wait_out_lease_in_real_time() {
 
 void CheckRun::crashed_on_purpose(const std::string& how) {
   if (!target_.can_restart()) throw CheckAborted("this check crashes the server; it needs --server");
+  refuse_restart_after_limit();
   history_.fault(check_.name, "lab-crash", how);
   target_.restart_after_crash();
   history_.fault(check_.name, "restart", "same database, " + target_.address().authority());
@@ -293,7 +294,17 @@ void CheckRun::sigkill(const std::string& why) {
   target_.sigkill();
 }
 
+// A server the grader ended for going over a limit (server_process.h ServerLimits) did not crash: started
+// again in the same check it would only go over it again, and what it left half done (a key in progress)
+// would be judged as its fault. The check stops; the runner names the limit first, and the next check
+// starts it again.
+void CheckRun::refuse_restart_after_limit() const {
+  if (!target_.limit_hit().empty())
+    throw CheckAborted("the grader ended the server for going over a limit, so it is not started again in this check");
+}
+
 void CheckRun::restart() {
+  refuse_restart_after_limit();
   target_.restart_after_crash();
   history_.fault(check_.name, "restart", "same database, " + target_.address().authority());
 }

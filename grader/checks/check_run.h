@@ -99,7 +99,7 @@ class CheckRun {
   void wait_out_lease_in_real_time();
   void crashed_on_purpose(const std::string& how);  // waits for the end of the process, restarts it
   void sigkill(const std::string& why);             // SIGKILL of the group now; restart with restart()
-  void restart();
+  void restart();   // throws CheckAborted if the grader ended the server for a limit (ServerLimits)
 
   // Findings: every failed expectation of the check is added through these, and only these.
   //   run.add_finding({.anomaly = Anomaly::PolicyMismatch, .what = "\"stored_statuses\" does not list 201",
@@ -130,6 +130,7 @@ class CheckRun {
   void add_caveat(const std::string& text);
 
  private:
+  void refuse_restart_after_limit() const;   // throws CheckAborted after a limit hit: see restart()
   const Check& check_;
   Target& target_;
   History& history_;

@@ -1,10 +1,16 @@
 // lab_api.cc: see lab_api.h.
 #include "grader/wire/lab_api.h"
 
+#include "grader/wire/wire.h"
+
 namespace grader {
 namespace {
 
-constexpr int kLedgerPage = 1000;  // the contract's maximum page size: fewest round trips
+// Entries per ledger page: as many as fit the grader's cap on one answer, at the largest an entry can be
+// (2.5 KB with its metadata: kLedgerPageMax's comment in common/admin_requests.h).
+constexpr int kLedgerPage = 200;
+constexpr std::size_t kLedgerEntryMostBytes = 2560;
+static_assert(kLedgerPage * kLedgerEntryMostBytes + 4096 < kMaxResponseBytes, "a full ledger page must fit one answer");
 
 std::string shown(const std::string& body) { return body.size() > 300 ? body.substr(0, 300) + "..." : body; }
 

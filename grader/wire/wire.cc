@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <thread>
 
@@ -23,7 +24,6 @@ namespace {
 constexpr std::chrono::milliseconds kFirstConnectBackoff{5};
 constexpr std::chrono::milliseconds kMaxConnectBackoff{100};
 constexpr std::size_t kReadChunkBytes = 16 * 1024;
-constexpr std::size_t kMaxResponseBytes = 4 * 1024 * 1024;  // a lab response is a few hundred bytes
 
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -142,6 +142,28 @@ std::optional<HttpResponse> parse_response(std::string_view bytes, bool stream_e
   return res;
 }
 
+// The size of the whole response once its head is in and names a Content-Length (a chunked one, or one
+// framed by the end of the stream, says nothing in advance): 0 when not known yet.
+static std::size_t announced_size(std::string_view bytes) {
+  auto head_end = bytes.find("\r\n\r\n");
+  if (head_end == std::string_view::npos) return 0;
+  std::string_view head = bytes.substr(0, head_end + 2);
+  for (auto line_end = head.find("\r\n"); line_end != std::string_view::npos; line_end = head.find("\r\n")) {
+    std::string_view line = head.substr(0, line_end);
+    head.remove_prefix(line_end + 2);
+    auto colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string_view name = line.substr(0, colon);
+    if (iequals(name, "Transfer-Encoding")) return 0;
+    if (!iequals(name, "Content-Length")) continue;
+    auto text = trim(line.substr(colon + 1));
+    std::size_t length = 0;
+    if (std::from_chars(text.data(), text.data() + text.size(), length).ec != std::errc()) return 0;
+    return length > kMaxResponseBytes ? SIZE_MAX : head_end + 4 + length;   // no sum that wraps around
+  }
+  return 0;
+}
+
 std::optional<Connection> Connection::open_patiently(const Address& to, std::chrono::milliseconds patience,
                                                      std::string* error) {
   sockaddr_in addr{};
@@ -226,9 +248,18 @@ std::optional<HttpResponse> Connection::read_response(std::chrono::milliseconds 
   std::string bytes;
   auto deadline = std::chrono::steady_clock::now() + timeout;
   char chunk[kReadChunkBytes];
+  std::size_t wanted = 0;   // the whole answer's size, once its head has said it (Content-Length)
   for (;;) {
-    if (auto res = parse_response(bytes, false, error)) return res;
-    if (!error->empty()) return std::nullopt;
+    if (bytes.size() >= wanted) {   // parse again only once the bytes the head announced are all here
+      if (auto res = parse_response(bytes, false, error)) return res;
+      if (!error->empty()) return std::nullopt;
+      wanted = announced_size(bytes);
+      if (wanted > kMaxResponseBytes) {
+        *error = "response larger than " + std::to_string(kMaxResponseBytes / 1024) + " KiB (its Content-Length)";
+        return std::nullopt;
+      }
+      bytes.reserve(wanted);   // one allocation for the whole answer, not one per doubling
+    }
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       *error = "no response within " + std::to_string(timeout.count()) + " ms";
@@ -251,7 +282,7 @@ std::optional<HttpResponse> Connection::read_response(std::chrono::milliseconds 
     }
     bytes.append(chunk, static_cast<std::size_t>(n));
     if (bytes.size() > kMaxResponseBytes) {
-      *error = "response larger than 4 MiB";
+      *error = "response larger than " + std::to_string(kMaxResponseBytes / 1024) + " KiB";
       return std::nullopt;
     }
   }

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -64,6 +65,12 @@ std::int64_t monotonic_ns();
 constexpr std::chrono::milliseconds kConnectPatience{5'000};
 // How long a response may take. Lab delays are at most 10 s (LAB.md "Lab controls"), so this is above that.
 constexpr std::chrono::milliseconds kResponseTimeout{15'000};
+
+// The largest answer the grader reads: a lab answer is a few hundred bytes, the largest a ledger page
+// (lab_api.cc reads them in pages that fit). A larger one is an error, not read further, so that a server
+// padding every answer cannot grow the grader's memory beyond a burst's worth of this (LAB.md "Untrusted
+// servers").
+constexpr std::size_t kMaxResponseBytes = 1024 * 1024;
 
 // One open connection. Move-only; closes on destruction.
 class Connection {

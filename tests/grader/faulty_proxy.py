@@ -25,8 +25,8 @@ Faults (--fault, one or none):
   late-repeats        holds a POST whose Idempotency-Key is in a request still running until that request has
                       been answered, as a server that locks the key for the whole request: each repeat is
                       answered (a replay) only after the first, however long the first one sleeps
-  padded-answers      pads every answer's body with spaces to 3.5 MiB (JSON still: whitespace may follow a
-                      value), under the grader's 4 MiB cap on one answer: the grader's memory must stay
+  padded-answers      pads every answer's body with spaces (JSON still: whitespace may follow a value) to
+                      just under the grader's 1 MiB cap on one answer: the grader's memory must stay
                       bounded however large the answers it keeps
 and how it accepts connections:
   --backlog N         the listen backlog (default 128); Python's http.server uses 5
@@ -46,7 +46,7 @@ import sys
 import threading
 
 BACKEND_START_TIMEOUT_S = 10  # a stage server prints its "listening on" line in well under a second
-PADDED_BYTES = 3 * 1024 * 1024 + 512 * 1024  # padded-answers: under the grader's 4 MiB cap on one answer
+PADDED_BYTES = 1024 * 1024 - 1024  # padded-answers: just under the grader's 1 MiB cap on one answer (the most a server can make it keep)
 LATE_REPEAT_PATIENCE_S = 12  # above the longest Lab-Delay-Ms (10 s), under the grader's response timeout
 
 

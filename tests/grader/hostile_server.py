@@ -14,7 +14,7 @@ Modes (--mode):
                     and the first process exits 0 at once
   stderr-flood      writes to stderr without end (1 GiB unless a limit stops it) while the server runs
   grow-memory       a helper that allocates 16 MiB more every 100 ms, beside the server
-  fork-many         a helper that keeps 200 sleeping children, beside the server
+  fork-many         a helper that keeps 200 sleeping children (--children N), beside the server
 
 Every process it starts carries the environment variable LAB_HOSTILE_MARKER (given with --marker, inherited
 by everything below), so a test can find whatever is left after the grader has gone. Standard library only.
@@ -50,11 +50,13 @@ def main():
                         choices=["setsid-children", "daemonize", "stderr-flood", "grow-memory", "fork-many",
                                  "child-flood", "child-grow", "child-fork"])
     parser.add_argument("--marker", default="hostile")
+    parser.add_argument("--children", type=int, default=FORKED_CHILDREN, help="fork-many: how many")
     parser.add_argument("server", nargs=argparse.REMAINDER, help="-- and the server's command")
     args = parser.parse_args()
     server = args.server[1:] if args.server[:1] == ["--"] else args.server
     os.environ["LAB_HOSTILE_MARKER"] = args.marker
-    me = [sys.executable, os.path.abspath(__file__), "--marker", args.marker, "--mode"]
+    me = [sys.executable, os.path.abspath(__file__), "--marker", args.marker, "--children", str(args.children),
+          "--mode"]
 
     if args.mode == "child-flood":
         written = 0
@@ -68,7 +70,7 @@ def main():
             hoard.append(bytearray(GROW_STEP_BYTES))  # bytearray(n) is zeroed, so its pages are touched
             time.sleep(0.1)
     if args.mode == "child-fork":
-        children = [subprocess.Popen(["sleep", "1000"]) for _ in range(FORKED_CHILDREN)]
+        children = [subprocess.Popen(["sleep", "1000"]) for _ in range(args.children)]
         for c in children:
             c.wait()
         return
