@@ -24,6 +24,7 @@ LAB_FLAGS = "--port {port} --db {db} --admin-token {admin_token} --lab-controls 
 # The hostile flooder writes this much to its stderr while it serves: more than grader class's cap on a
 # file (grader/cli/class_learner.h:kFileCap, 64 MiB), so in a class run the cap cuts it.
 FLOOD_BYTES = 100_000_000
+HOSTILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "grader", "hostile_server.py")
 
 
 def served_by(binary, flags=LAB_FLAGS):
@@ -74,6 +75,10 @@ def demo(bin_dir, size=30):
                     f"exec {stage6} --port \"$port\" --db \"$db\" --admin-token \"$token\" --lab-controls --quiet \"$@\"\n"}),
         # Some other HTTP server on the port: it answers, but not the lab's contract (not even GET /healthz).
         ("mallory-other-server", "python3 -m http.server --bind 127.0.0.1 {port}", {}),
+        # Hostile ones (tests/grader/hostile_server.py): helpers in sessions of their own, which must end with
+        # each grading; a daemon, whose first process exits at once (a start error, its grandchild ended).
+        ("niaj-setsid-children", f"python3 {HOSTILE} --mode setsid-children -- {stage6} {LAB_FLAGS}", {}),
+        ("olivia-daemonizes", f"python3 {HOSTILE} --mode daemonize -- {stage6} {LAB_FLAGS}", {}),
     ]
     mutants = sorted(glob.glob(os.path.join(os.path.abspath(bin_dir), "mutant_*")))
     for path in mutants[: max(0, size - len(learners))]:

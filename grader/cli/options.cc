@@ -41,7 +41,7 @@ The server must honour --lab-controls (Lab-Delay-Ms, Lab-Crash, Lab-Fail, POST /
               {"--key-ttl", "S", "the server's --key-ttl (default: read from the command, else 86400)"},
               {"--server-memory-mib", "M",
                "end the server if its processes hold more than M MiB (default 2048; every\n"
-               "limit: grader/wire/server_process.h, ServerLimits)"},
+               "bound a server runs under: LAB.md \"Untrusted servers\")"},
               {"--json", "FILE", "write Gradescope's results.json"},
               {"--junit", "FILE", "write JUnit XML"},
               {"--history", "FILE", "keep the history of every attempt (JSON Lines; format in LAB.md \"The grader\")"},

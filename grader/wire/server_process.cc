@@ -247,6 +247,7 @@ bool ServerProcess::wait_for_exit(std::chrono::milliseconds patience) {
 bool ServerProcess::wait_healthy(std::string* why) {
   auto deadline = std::chrono::steady_clock::now() + kStartupTimeout;
   HttpRequest health{"GET", "/healthz", {}, ""};
+  std::string last_answer;
   while (std::chrono::steady_clock::now() < deadline) {
     if (!alive()) {
       *why = "the server ended before it answered GET /healthz (" + last_exit_ + ")";
@@ -258,12 +259,17 @@ bool ServerProcess::wait_healthy(std::string* why) {
     std::string error;
     // One quick connection attempt per poll: the process may still be starting.
     if (auto c = Connection::open_patiently(address_, std::chrono::milliseconds(0), &error)) {
-      if (c->send_all(health.to_wire(address_), &error))
-        if (auto res = c->read_response(kHealthRequestTimeout, &error); res && res->status == 200) return true;
+      if (c->send_all(health.to_wire(address_), &error)) {
+        auto res = c->read_response(kHealthRequestTimeout, &error);
+        if (res && res->status == 200) return true;
+        // Something listens: what it answered is worth saying (a refusal before that is only a slow start).
+        last_answer = res ? "it answered " + std::to_string(res->status) : error;
+      }
     }
     std::this_thread::sleep_for(kHealthPoll);
   }
   *why = "GET /healthz did not answer 200 within " + std::to_string(kStartupTimeout.count() / 1000) + " s";
+  if (!last_answer.empty()) *why += " (last: " + last_answer + ")";
   return false;
 }
 

@@ -13,7 +13,7 @@
 // database server (PostgreSQL) takes {db_name} instead of {db}: a name derived from that folder's path (the
 // grader never drops that database; the lab's cluster is a throwaway one, scripts/pg-cluster.sh).
 // A submission is code nobody reviewed: whatever it starts ends with it (process_keeper.h), and it runs under
-// ServerLimits; a server over one is ended and limit_hit() says which (the limits are listed in ServerLimits below; LAB.md does not state them yet).
+// ServerLimits; a server over one is ended and limit_hit() says which (every bound: LAB.md "Untrusted servers").
 // Thread safety: one owner thread; address() may be read while requests run (it changes only in
 // start/restart, when none run).
 #pragma once

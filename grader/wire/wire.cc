@@ -108,6 +108,10 @@ std::optional<HttpResponse> parse_response(std::string_view bytes, bool stream_e
     std::string_view line = head.substr(0, line_end);
     auto colon = line.find(':');
     if (colon == std::string_view::npos) continue;
+    if (res.headers.size() == kMaxResponseHeaders) {
+      *error = "more than " + std::to_string(kMaxResponseHeaders) + " header fields";
+      return std::nullopt;
+    }
     res.headers.emplace_back(std::string(line.substr(0, colon)), std::string(trim(line.substr(colon + 1))));
   }
 

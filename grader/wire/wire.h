@@ -71,6 +71,9 @@ constexpr std::chrono::milliseconds kResponseTimeout{15'000};
 // padding every answer cannot grow the grader's memory beyond a burst's worth of this (LAB.md "Untrusted
 // servers").
 constexpr std::size_t kMaxResponseBytes = 1024 * 1024;
+// The most header fields one answer may have (a lab answer has under ten): a megabyte of tiny fields would
+// cost the grader ten times that once parsed.
+constexpr std::size_t kMaxResponseHeaders = 100;
 
 // One open connection. Move-only; closes on destruction.
 class Connection {

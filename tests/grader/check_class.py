@@ -2,6 +2,8 @@
 """check_class.py: the system tests of `grader class` (LAB.md "Grading a class"), run by ctest
 (tests/system/CMakeLists.txt). Each mode is one test:
 
+  check_class.py class30 GRADER BIN_DIR WORK   the same with `make class-demo`'s class of 30 (reference stages,
+      wrong turns, mutants, broken and hostile servers): too long for make test (`make class-check`).
   check_class.py class GRADER BIN_DIR WORK   a made-up class of 8 (scripts/make_class.py small) graded at
       stage 5, seed 1, two at a time. The summary CSV has a row per learner; each learner's verdict and first
       failing check are those of grading them alone with the plain `grader --stage 5 --server CMD --seed 1`
@@ -69,17 +71,16 @@ def mtimes(out, names):
             for n in names for f in ("done.json", "results.json") if os.path.exists(os.path.join(out, n, f))}
 
 
-def check_class(grader, bin_dir, work):
+def check_class(grader, bin_dir, work, learners):
     shutil.rmtree(work, ignore_errors=True)
     submissions, out = os.path.join(work, "submissions"), os.path.join(work, "out")
-    learners = make_class.small(bin_dir)
     make_class.write(learners, submissions)
     names = [name for name, _, _ in learners]
     line = [grader, "class", "--submissions", submissions, "--stage", str(STAGE), "--seed", str(SEED),
             "--jobs", str(JOBS), "--out", out]
 
     started = time.monotonic()
-    first = run(line, timeout=900)
+    first = run(line, timeout=max(900, 90 * len(learners)))
     print(first.stdout, first.stderr, f"(first run: {time.monotonic() - started:.1f}s)", sep="\n", flush=True)
     if first.returncode != 0:
         problem(f"the first run exited {first.returncode}")
@@ -90,12 +91,14 @@ def check_class(grader, bin_dir, work):
     # Each learner alone, two at a time (as the class run graded them), into a folder of its own.
     alone_dir = os.path.join(work, "alone")
     os.makedirs(alone_dir)
+    started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(JOBS) as pool:
         verdicts = {name: pool.submit(alone, grader, os.path.join(submissions, name), command,
                                       os.path.join(alone_dir, name + ".json"))
                     for name, command, _ in learners if command is not None}
-    for name, future in verdicts.items():
-        expected = future.result()
+    results = {name: future.result() for name, future in verdicts.items()}
+    print(f"(each alone: {time.monotonic() - started:.1f}s)", flush=True)
+    for name, expected in results.items():
         row = rows.get(name, {})
         got = (row.get("verdict"), row.get("first_failing_check"))
         print(f"  {name}: class {got}, alone {expected}", flush=True)
@@ -192,8 +195,9 @@ def check_roster(grader, work):
 
 
 def main(argv):
-    if len(argv) == 5 and argv[1] == "class":
-        check_class(*argv[2:])
+    if len(argv) == 5 and argv[1] in ("class", "class30"):
+        grader, bin_dir, work = argv[2:]
+        check_class(grader, bin_dir, work, make_class.small(bin_dir) if argv[1] == "class" else make_class.demo(bin_dir))
     elif len(argv) == 4 and argv[1] in ("timeout", "roster"):
         (check_timeout if argv[1] == "timeout" else check_roster)(*argv[2:])
     else:

@@ -52,6 +52,9 @@ CASES = {
     # Every answer padded to just under the grader's cap on one answer, 16 at once in each burst.
     "padded-answers": (PROXY + ["--port", "{port}", "--fault", "padded-answers"],
                        ["--stage", "2", "--check", "stage2.simultaneous-16"], PASSED),
+    # 140,000 tiny header fields in every answer: refused as an answer, never parsed into memory.
+    "header-flood": (PROXY + ["--port", "{port}", "--fault", "header-flood"], ["--stage", "1"],
+                     r"more than 100 header fields"),
 }
 SIGNALS = ["TERM", "INT", "HUP", "PIPE", "QUIT", "USR1", "KILL"]
 

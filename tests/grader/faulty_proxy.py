@@ -28,6 +28,8 @@ Faults (--fault, one or none):
   padded-answers      pads every answer's body with spaces (JSON still: whitespace may follow a value) to
                       just under the grader's 1 MiB cap on one answer: the grader's memory must stay
                       bounded however large the answers it keeps
+  header-flood        adds 140,000 tiny header fields to every answer (under 1 MiB): parsed, each would
+                      cost the grader tens of bytes; it must refuse the answer, not hold it
 and how it accepts connections:
   --backlog N         the listen backlog (default 128); Python's http.server uses 5
   --serial            one request at a time on one thread, as http.server.HTTPServer does
@@ -47,6 +49,7 @@ import threading
 
 BACKEND_START_TIMEOUT_S = 10  # a stage server prints its "listening on" line in well under a second
 PADDED_BYTES = 1024 * 1024 - 1024  # padded-answers: just under the grader's 1 MiB cap on one answer (the most a server can make it keep)
+HEADER_FLOOD = "".join(f"\r\nx{i % 10}: y" for i in range(140_000))  # header-flood: 980,000 bytes
 LATE_REPEAT_PATIENCE_S = 12  # above the longest Lab-Delay-Ms (10 s), under the grader's response timeout
 
 
@@ -167,6 +170,8 @@ class Proxy:
             res_body = json.dumps(entry).encode()
         if self.fault == "padded-answers":
             res_body += b" " * max(0, PADDED_BYTES - len(res_body))
+        if self.fault == "header-flood":
+            res_head += HEADER_FLOOD
         return build(res_head, res_body)
 
     def serve(self, client, request=None, response=None):
@@ -203,7 +208,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--fault", choices=["leak-replays", "no-balance-after", "other-409", "next-on-full-page",
-                                            "hang-after-402", "late-repeats", "padded-answers"])
+                                            "hang-after-402", "late-repeats", "padded-answers", "header-flood"])
     parser.add_argument("--backlog", type=int, default=128)
     parser.add_argument("--serial", action="store_true")
     parser.add_argument("--max-in-flight", type=int)
