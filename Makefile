@@ -14,7 +14,7 @@ SLOW_WRITE_MS ?= 10
 TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp
 TSAN_ARGS  := -DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread
 
-.PHONY: all deps build test browser-test demo playground grade starter starter-check asan tsan sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants mutation-score soak load fuzz bench bench-day multi class-demo clean help
+.PHONY: all deps build test browser-test demo playground grade starter starter-check asan tsan sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants mutation-score soak load fuzz bench bench-day multi class-demo class-check clean help
 
 all: build
 
@@ -39,6 +39,7 @@ help:
 	@echo "make bench         one table: SQLite and HTTP ceilings, every stage under wrk, ratios, goals (< 5 min)"
 	@echo "make bench-day     replay a million-send day on stage 6 (DAY_INTENTS=952400): sends/s, peak memory"
 	@echo "make class-demo    grader class on 30 made-up submissions (stages, wrong turns, mutants, hostile servers), timed"
+	@echo "make class-check   the same class checked: each row equals grading that learner alone, a rerun grades nobody"
 	@echo "make multi         stage 6 on PostgreSQL, three instances on one database: crash, pause, the day; zero damage"
 	@echo "make clean         remove build folders"
 
@@ -196,6 +197,12 @@ CLASS_STAGE ?= 6
 CLASS_ARGS  ?=
 class-demo: build
 	@BUILD=$(BUILD) CLASS_STAGE=$(CLASS_STAGE) CLASS_ARGS="$(CLASS_ARGS)" scripts/class-demo.sh
+
+# The class of 30 checked, not only timed (tests/grader/check_class.py class30): each learner's row equals
+# grading them alone, and a second run grades nobody again. About 12 minutes on 2 cores: not in make test,
+# which checks a class of 8 the same way.
+class-check: build
+	python3 tests/grader/check_class.py class30 $(BUILD)/grader/grader $(BUILD)/stages $(BUILD)/class-check
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

@@ -196,7 +196,7 @@ def check_roster(grader, work):
 
 def main(argv):
     if len(argv) == 5 and argv[1] in ("class", "class30"):
-        grader, bin_dir, work = argv[2:]
+        grader, bin_dir, work = os.path.abspath(argv[2]), argv[3], argv[4]
         check_class(grader, bin_dir, work, make_class.small(bin_dir) if argv[1] == "class" else make_class.demo(bin_dir))
     elif len(argv) == 4 and argv[1] in ("timeout", "roster"):
         (check_timeout if argv[1] == "timeout" else check_roster)(*argv[2:])
