@@ -65,12 +65,14 @@ TEST_CASE("stage 5 keeps keys forever (its flaw)", "[e2e][stage5][flaw]") {
 TEST_CASE("stage 5 answers 503 when the database stays busy and frees the key for the retry", "[e2e][stage5][busy]") {
   World w("stage5_replay");
   // Another process (this test) takes SQLite's write lock for longer than the server's 5 s busy timeout,
-  // while the first request sleeps between its claim and its money.
-  auto first = w.send_slowly_while("k", w.body(100), 300, [&] {
+  // while the first request sleeps between its claim and its money. The sleep is a whole second, so a
+  // loaded machine that starts this thread late still takes the lock in time; the lock is held past the
+  // sleep and the busy timeout together (1 s + 5 s), so the money's transaction gives up first.
+  auto first = w.send_slowly_while("k", w.body(100), 1'000, [&] {
     sqlite3* db = nullptr;
     REQUIRE(sqlite3_open(w.server.db_path().c_str(), &db) == SQLITE_OK);
     REQUIRE(sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5'600));
+    std::this_thread::sleep_for(std::chrono::milliseconds(6'600));
     sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
     sqlite3_close(db);
   });
