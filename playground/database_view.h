@@ -21,8 +21,12 @@ struct TableView {
   std::string error;                              // why it could not be read ("" when it was)
 };
 
+// The rows the page shows of each table, the newest: a session's recent work, in a state of some 40 KB
+// (a ledger row is about 80 bytes of JSON) however long free mode runs.
+constexpr std::size_t kTableRowsShown = 500;
+
 // Every row of `table`, in rowid order, at most `max_rows` (the newest are kept).
-TableView read_table(const std::string& db_path, const std::string& table, std::size_t max_rows = 500);
+TableView read_table(const std::string& db_path, const std::string& table, std::size_t max_rows = kTableRowsShown);
 
 nlohmann::json to_json(const TableView& view);  // {"columns": [...], "rows": [[...], ...], "error": ...}
 

@@ -331,6 +331,7 @@ nlohmann::json Session::state() const {
     db = database_path_;
   }
   const std::vector<grader::Event> history = history_.of_check(check_);
+  const grader::History::Dropped dropped = history_.dropped();
   if (st["prediction"].is_object()) {  // what the key's earlier attempts got: the learner's evidence
     nlohmann::json previous = nlohmann::json::array();
     const std::string key = st["prediction"]["op_key"];
@@ -342,20 +343,25 @@ nlohmann::json Session::state() const {
   nlohmann::json events = nlohmann::json::array();
   for (const auto& e : history) events.push_back(grader::History::to_json(e));
   st["history"] = std::move(events);
+  st["history_dropped"] = dropped.events;  // the page says "N older events not shown"
   // How far the lab clock was moved ahead (POST /admin/clock): key retention counts on it (stage 6).
   TableView clock = db.empty() ? TableView{} : read_table(db, "lab_clock");
   st["clock_ms"] = !clock.rows.empty() && clock.rows[0].size() > 1 ? clock.rows[0][1] : nlohmann::json(0);
   for (const char* table : {"idempotency_keys", "ledger", "accounts"}) {
-    TableView view = db.empty() ? TableView{} : read_table(db, table);
-    st[table == std::string("idempotency_keys") ? "keys" : table] = to_json(view);
-    if (table == std::string("ledger")) {
-      const auto marks = find_violations(history, view);
+    const bool ledger = table == std::string("ledger");
+    // The findings judge the kept attempts against their own entries: an attempt moves at most one, so the
+    // newest kSessionEventsKept entries hold them all; the page shows fewer.
+    TableView view = db.empty() ? TableView{} : read_table(db, table, ledger ? kSessionEventsKept : kTableRowsShown);
+    if (ledger) {
+      const auto marks = find_violations(history, view, dropped);
       nlohmann::json anomalies = nlohmann::json::array();
       for (const auto& m : marks)
         anomalies.push_back({{"op", m.op}, {"anomaly", m.anomaly}, {"text", m.text}, {"fixed_by", m.fixed_by}});
       st["anomalies"] = std::move(anomalies);
       st["timeline_svg"] = grader::timeline_svg(history, marks);
+      if (view.rows.size() > kTableRowsShown) view.rows.erase(view.rows.begin(), view.rows.end() - kTableRowsShown);
     }
+    st[table == std::string("idempotency_keys") ? "keys" : table] = to_json(view);
   }
   return st;
 }

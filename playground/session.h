@@ -7,7 +7,7 @@
 //   s->predict("replay");             // a repeat the story holds until the learner has guessed its answer
 //   auto f = Session::free(stand, {.seed = 1});
 //   f->send({.client = "alice", .key = "rent-1", .amount = 1500});
-//   nlohmann::json st = f->state();   // history, narration, key table, ledger, accounts
+//   nlohmann::json st = f->state();   // history (the newest kSessionEventsKept events), narration, tables
 //
 // One thread, the teller, owns the Scene (the server and its clients) and runs the story or the learner's
 // actions in order; the HTTP threads only post to it and read the state. A story is held in the observer
@@ -31,6 +31,14 @@
 #include "grader/record/history.h"
 
 namespace playground {
+
+// The newest events a session's history keeps; older ones are dropped and the state says how many
+// (history_dropped), so free mode can run all day. Measured: a history event costs about 1 KB of state
+// JSON (its own ~440 bytes, its bar in the timeline SVG ~470, its findings), so 2,000 events keep the state
+// near 2 MB and its building (a few times that in memory) small; that is 1,000 single sends, or 62 sends of
+// 16 copies, and every guided tour whole (the longest, simultaneous-retries, makes 288). LAB.md "The
+// playground", limits.
+constexpr std::size_t kSessionEventsKept = 2'000;
 
 struct SessionOptions {
   int seed = 1;         // carried in the URL and the state; the demo stories send the same requests every time
@@ -107,7 +115,7 @@ class Session : public grader::SceneObserver {
   const grader::DemoStand stand_;
   const SessionOptions options_;
   const std::string check_;  // the history's check name: "lost-response/flawed", "free/stage4_two_phase"
-  grader::History history_;  // thread-safe itself
+  grader::History history_{kSessionEventsKept};  // thread-safe itself
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;

@@ -52,7 +52,8 @@ std::string ids(const std::vector<const Entry*>& entries) {
 
 }  // namespace
 
-std::vector<grader::TimelineMark> find_violations(const std::vector<Event>& events, const TableView& ledger) {
+std::vector<grader::TimelineMark> find_violations(const std::vector<Event>& events, const TableView& ledger,
+                                                  const grader::History::Dropped& dropped) {
   // The attempts of each key, in the order they went out.
   std::map<std::int64_t, Attempt> by_op;
   std::vector<std::string> keys;
@@ -108,6 +109,9 @@ std::vector<grader::TimelineMark> find_violations(const std::vector<Event>& even
         mark(*a, Anomaly::DoubleApply, "key " + key + ": the money moved " + std::to_string(same.size()) +
                                            " times for one request (ledger ids " + ids(same) + ")");
     }
+
+    // The rest needs all of the key's attempts, and so all of its entries (see violations.h).
+    if (dropped.every_key || dropped.keys.count(key)) continue;
 
     for (const auto* a : attempts) {
       if (!a->success() || !a->amount) continue;

@@ -15,7 +15,14 @@
 //   in-flight-lie        told "already processed" while the key's first request was still running
 //   replay-mismatch      two answers of one key, one ledger entry, different bodies (a recomputed answer)
 //   scope-leak           one client's request answered with a replay of another client's
-// Each mark names the stage that fixes it (grader/record/anomaly.h). Thread safety: a pure function.
+// Each mark names the stage that fixes it (grader/record/anomaly.h).
+//
+// A session's history is bounded (session.h:kSessionEventsKept), so a key's older attempts may be gone, and
+// the ledger is read only as far back as the kept attempts go. For a key whose earlier attempts were dropped
+// (`dropped` keeps their keys, not their events) only double-apply is judged: it counts a request's own
+// entries, and can miss one but not invent one. The others need the key's first attempt (in-flight-lie,
+// scope-leak) or all its entries (lost-write, fingerprint-ignored, replay-mismatch): judged on a part, they
+// would be found wrongly, so they are not judged for it. Thread safety: a pure function.
 #pragma once
 
 #include <vector>
@@ -26,6 +33,7 @@
 
 namespace playground {
 
-std::vector<grader::TimelineMark> find_violations(const std::vector<grader::Event>& events, const TableView& ledger);
+std::vector<grader::TimelineMark> find_violations(const std::vector<grader::Event>& events, const TableView& ledger,
+                                                  const grader::History::Dropped& dropped = {});
 
 }  // namespace playground

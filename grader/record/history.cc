@@ -32,6 +32,8 @@
 #include <openssl/sha.h>
 #include <strings.h>
 
+#include <stdexcept>
+
 namespace grader {
 
 std::string_view to_string(EventType type) {
@@ -83,7 +85,7 @@ nlohmann::json key_json(const std::optional<std::string>& key) { return key ? nl
 
 }  // namespace
 
-History::History() : start_ns_(monotonic_ns()) {}
+History::History(std::size_t keep_at_most) : start_ns_(monotonic_ns()), keep_at_most_(keep_at_most) {}
 
 void History::stream_to(std::ostream* out) {
   std::lock_guard lock(mutex_);
@@ -112,6 +114,33 @@ void History::append(Event event) {
     out_->flush();  // a history that survives a grader crash is the useful one
   }
   events_.push_back(std::move(event));
+  if (keep_at_most_ == 0) return;
+  while (events_.size() > keep_at_most_) {
+    const Event& oldest = events_.front();
+    if (oldest.type == EventType::Invoke && oldest.key && !dropped_.every_key) {
+      // The set is bounded like the events: past keep_at_most_ keys, "any key" is all it can say.
+      if (dropped_.keys.size() < keep_at_most_ || dropped_.keys.count(*oldest.key)) {
+        dropped_.keys.insert(*oldest.key);
+      } else {
+        dropped_.every_key = true;
+        dropped_.keys.clear();
+      }
+    }
+    events_.pop_front();
+    ++first_event_;
+    ++dropped_.events;
+  }
+  while (!open_.empty() && open_.front() < first_event_) {  // ops whose invoke is gone
+    open_.pop_front();
+    ++first_op_;
+  }
+}
+
+const Event* History::invoke_of(std::int64_t op) const {
+  if (op < 1 || op >= next_op_) throw std::out_of_range("history: no op " + std::to_string(op));
+  if (op < first_op_) return nullptr;
+  const std::size_t number = open_.at(static_cast<std::size_t>(op - first_op_));
+  return number < first_event_ ? nullptr : &events_.at(number - first_event_);
 }
 
 std::int64_t History::invoke(const std::string& check, const std::string& intent, const std::optional<std::string>& key,
@@ -119,25 +148,30 @@ std::int64_t History::invoke(const std::string& check, const std::string& intent
   std::lock_guard lock(mutex_);
   Event e;
   e.type = EventType::Invoke;
-  e.op = static_cast<std::int64_t>(open_.size()) + 1;
+  const std::int64_t op = e.op = next_op_;
   e.t_ms = static_cast<double>(monotonic_ns() - start_ns_) / 1e6;
   e.check = check;
   e.intent = intent;
   e.key = key;
   e.request = request;
-  open_.push_back(events_.size());
+  open_.push_back(first_event_ + events_.size());
+  ++next_op_;
   append(std::move(e));
-  return static_cast<std::int64_t>(open_.size());
+  return op;
 }
 
 void History::complete(std::int64_t op, const Exchange& exchange) {
   std::lock_guard lock(mutex_);
-  const Event& invoked = events_.at(open_.at(static_cast<std::size_t>(op - 1)));
+  const Event* invoked = invoke_of(op);
+  if (!invoked) {
+    ++dropped_.events;
+    return;
+  }
   Event e;
   e.op = op;
-  e.check = invoked.check;
-  e.intent = invoked.intent;
-  e.key = invoked.key;
+  e.check = invoked->check;
+  e.intent = invoked->intent;
+  e.key = invoked->key;
   e.t_ms = static_cast<double>(exchange.done_ns - start_ns_) / 1e6;
   if (exchange.response) {
     e.type = exchange.response->status / 100 == 2 ? EventType::Ok : EventType::Fail;
@@ -173,12 +207,16 @@ void History::fault(const std::string& check, const std::string& what, const std
 
 void History::ended(std::int64_t op, const Exchange& exchange) {
   std::lock_guard lock(mutex_);
-  const Event& invoked = events_.at(open_.at(static_cast<std::size_t>(op - 1)));
+  const Event* invoked = invoke_of(op);
+  if (!invoked) {
+    ++dropped_.events;
+    return;
+  }
   Event e;
   e.type = EventType::Ended;
   e.op = op;
-  e.check = invoked.check;
-  e.intent = invoked.intent;
+  e.check = invoked->check;
+  e.intent = invoked->intent;
   e.t_ms = static_cast<double>(exchange.done_ns - start_ns_) / 1e6;
   e.response = exchange.response;
   e.error = exchange.error;
@@ -191,6 +229,11 @@ std::vector<Event> History::of_check(const std::string& check) const {
   for (const auto& e : events_)
     if (e.check == check) out.push_back(e);
   return out;
+}
+
+History::Dropped History::dropped() const {
+  std::lock_guard lock(mutex_);
+  return dropped_;
 }
 
 nlohmann::json History::to_json(const Event& e) {

@@ -10,14 +10,21 @@
 //   history.observe(check, intent, 0);                       // what the ledger held at that moment
 //   history.ended(op, exchange);     // a request the client gave up on, as the observer saw it end
 //
+//   History recent(2'000);                                   // opt in: the newest 2,000 events only
+//   recent.dropped();                                        // how many it let go, and their keys
+//
+// The grader keeps every event (it judges whole histories); a bound is for a holder that runs without end,
+// the playground's session (LAB.md "The playground", limits).
 // Thread safety: every method takes mutex_; bursts record from many threads at once.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,7 +65,16 @@ struct Event {
 
 class History {
  public:
-  History();
+  // What a bounded history let go of. A completion or an ended whose invoke was already dropped is dropped
+  // too (counted, not streamed): an answer is kept only with its request.
+  struct Dropped {
+    std::int64_t events = 0;
+    std::set<std::string> keys;  // the Idempotency-Key of each dropped invoke, at most keep_at_most of them
+    bool every_key = false;      // more distinct keys than that were dropped: any key may have lost events
+  };
+
+  // keep_at_most 0: every event (the grader). Otherwise the oldest events go once there are more.
+  explicit History(std::size_t keep_at_most = 0);
   // Streams each event as one JSON line to `out` too (nullptr: keep in memory only).
   void stream_to(std::ostream* out);
 
@@ -76,17 +92,25 @@ class History {
 
   // Events of one check, in time order.
   std::vector<Event> of_check(const std::string& check) const;
+  Dropped dropped() const;
 
   static nlohmann::json to_json(const Event& event);
 
  private:
-  void append(Event event);  // requires mutex_
+  void append(Event event);                       // requires mutex_
+  const Event* invoke_of(std::int64_t op) const;  // requires mutex_; nullptr once dropped
 
-  const std::int64_t start_ns_;  // constant after construction
+  const std::int64_t start_ns_;       // constant after construction
+  const std::size_t keep_at_most_;    // constant after construction; 0: no bound
   mutable std::mutex mutex_;
-  std::vector<Event> events_;      // guarded by mutex_
-  std::vector<std::size_t> open_;  // guarded by mutex_: index of each op's invoke, by op - 1
-  std::ostream* out_ = nullptr;    // guarded by mutex_
+  // Guarded by mutex_. Event numbers count every event appended, dropped ones included: events_ holds
+  // numbers first_event_ onwards; open_ holds the event number of each op's invoke, ops first_op_ onwards.
+  std::deque<Event> events_;
+  std::deque<std::size_t> open_;
+  std::size_t first_event_ = 0;
+  std::int64_t first_op_ = 1, next_op_ = 1;
+  Dropped dropped_;
+  std::ostream* out_ = nullptr;
 };
 
 }  // namespace grader

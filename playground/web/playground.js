@@ -133,6 +133,7 @@ function render(state) {
 
   renderSession(session);
   renderNarration(state.narration || []);
+  renderDropped(state.history_dropped || 0);
   renderTimeline(state.timeline_svg || '');
   renderTable($('keys'), state.keys, previous && previous.keys, 'idempotency_keys: this stand keeps no key table');
   renderTable($('ledger'), state.ledger, previous && previous.ledger, 'ledger');

@@ -107,6 +107,17 @@ function narrationItem(item) {
   return li;
 }
 
+// A session keeps its newest events only (playground/session.h:kSessionEventsKept): the drawing, the log,
+// the attempts table and the export start where the kept history does, and this line says so.
+function renderDropped(count) {
+  const line = $('history-dropped');
+  const text = count > 0
+    ? `${count.toLocaleString('en')} older ${count === 1 ? 'event is' : 'events are'} not shown: the playground keeps a session's newest events only.`
+    : '';
+  line.hidden = count === 0;
+  if (line.textContent !== text) line.textContent = text;
+}
+
 // The timeline is the server's SVG (grader/report/timeline_svg.cc), inserted as is; redrawn only when it changed,
 // and the attempt that had the focus gets it back.
 function renderTimeline(svg) {
