@@ -127,7 +127,9 @@ def wait_for_returns_once_true(browser):
     page.click("#later")
     start = time.monotonic()
     page.wait_for("!document.getElementById('message').hidden", 5, "the message to show")
-    expect(0.2 < time.monotonic() - start < 3, "it took about the 300 ms the page waits")
+    # At least the page's 300 ms; the upper bound only says it did not wait out its 5 s (a loaded machine
+    # may take seconds to run the page's timer, and that is no fault of wait_for).
+    expect(0.2 < time.monotonic() - start < 5, "it returned once the message showed, after the page's 300 ms")
 
 
 def wait_for_times_out_naming_what_with_the_dom(browser):
@@ -140,7 +142,9 @@ def wait_for_times_out_naming_what_with_the_dom(browser):
         text = str(e)
         expect("an element that never comes" in text, f"the message names what was awaited: {text[:200]}")
         expect('id="count"' in text, "the message shows the DOM")
-        expect(0.5 <= took < 2, f"it waited the timeout, not much more ({took:.2f} s)")
+        # Not much more than the timeout: 10 s is far above it and far below a wait that never ends, so a
+        # loaded machine cannot fail this.
+        expect(0.5 <= took < 10, f"it waited the timeout, not much more ({took:.2f} s)")
     else:
         raise AssertionError("no WaitTimeout raised")
 
