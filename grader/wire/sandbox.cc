@@ -19,6 +19,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Already an empty folder of the server's own (base_options), and writable: the folder around a temporary
+// folder under /tmp is not hidden again (it would be made read-only last).
+constexpr const char* kPrivateTmp = "/tmp";
+
 // What every sandboxed command runs under, the probe of sandbox_unavailable() too (so the probe fails
 // exactly when a server's start would):
 //   --ro-bind / /        the system, read-only: its runtime and libraries, nothing it can change
@@ -41,7 +45,7 @@ namespace fs = std::filesystem;
 std::vector<std::string> base_options(std::int64_t memory_folder_mib) {
   const std::string bytes = std::to_string(memory_folder_mib << 20);
   return {"--ro-bind", "/", "/", "--dev", "/dev", "--ro-bind", "/dev/null", "/dev/tty", "--size", bytes,
-          "--tmpfs", "/dev/shm", "--proc", "/proc", "--size", bytes, "--tmpfs", "/tmp", "--unshare-pid",
+          "--tmpfs", "/dev/shm", "--proc", "/proc", "--size", bytes, "--tmpfs", kPrivateTmp, "--unshare-pid",
           "--unshare-ipc", "--die-with-parent", "--cap-drop", "ALL"};
 }
 
@@ -90,7 +94,7 @@ std::vector<std::string> bwrap_command(const SandboxView& view) {
   hidden.insert(hidden.end(), view.hidden.begin(), view.hidden.end());
   std::vector<std::string> folders;
   for (const auto& h : hidden)
-    if (auto real = real_folder(h); !real.empty() && real != work &&
+    if (auto real = real_folder(h); !real.empty() && real != work && real != kPrivateTmp &&
                                     std::find(kSystemFolders.begin(), kSystemFolders.end(), real) == kSystemFolders.end())
       folders.push_back(real);
   // Outer folders first: a folder hidden inside another one is then mounted on the empty one (harmless).

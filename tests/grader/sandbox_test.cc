@@ -65,6 +65,21 @@ TEST_CASE("the sandbox hides the folders around, binds back the working folder, 
   CHECK(at(args, {"--chdir", me, "--"}) == static_cast<long>(args.size()) - 3);
 }
 
+TEST_CASE("the sandbox's own /tmp stays one writable folder when the temporary folder is in /tmp") {
+  std::string own = "/tmp/grader-test-XXXXXX";
+  REQUIRE(::mkdtemp(own.data()));
+  std::vector<std::string> args;
+  try {
+    args = bwrap_command({.work_dir = fs::current_path().string(), .own_dir = own, .hidden = {}});
+  } catch (const std::runtime_error& e) {
+    WARN(e.what() << ": nothing to test");
+  }
+  fs::remove_all(own);
+  if (args.empty()) return;
+  CHECK(std::count(args.begin(), args.end(), "/tmp") == 1);  // --tmpfs /tmp once, never --remount-ro /tmp
+  CHECK(at(args, {"--bind", own, own}) > 0);
+}
+
 TEST_CASE("the sandbox needs --server, refuses a PostgreSQL server, and --sandbox-hide needs --sandbox") {
   auto error = [](std::vector<std::string> args) {
     auto parsed = grader::parse_grader_options(args);
