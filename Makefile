@@ -54,10 +54,10 @@ build: deps $(BUILD)/CMakeCache.txt
 	@grep -qx 'LAB_WERROR:BOOL=$(WERROR)' $(BUILD)/CMakeCache.txt || $(CONFIGURE)
 	cmake --build $(BUILD) -j$(JOBS)
 
-# The browser tests (tests/browser/) need chromium, and tests/postgres a PostgreSQL server (a throwaway
-# cluster): installed here, so a fresh machine runs them too.
+# The browser tests (tests/browser/) need chromium, tests/postgres a PostgreSQL server (a throwaway
+# cluster), and the grader --sandbox tests bwrap: installed here, so a fresh machine runs them too.
 test: build
-	@scripts/ensure-deps.sh browser postgres
+	@scripts/ensure-deps.sh browser postgres bubblewrap
 	cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -j$(JOBS)
 
 # Only the browser tests (LAB.md "The playground"): the CDP harness, the report, the playground's tours and
@@ -92,15 +92,15 @@ starter-check: deps
 # The tests under the sanitizers, with their figures (scripts/sanitize.sh says how reports are caught):
 # asan = AddressSanitizer + UBSan in build-asan, tsan = ThreadSanitizer in build-tsan, sanitize = both.
 asan: deps
-	@scripts/ensure-deps.sh browser postgres
+	@scripts/ensure-deps.sh browser postgres bubblewrap
 	@JOBS=$(JOBS) scripts/sanitize.sh asan
 
 tsan: deps
-	@scripts/ensure-deps.sh browser postgres
+	@scripts/ensure-deps.sh browser postgres bubblewrap
 	@JOBS=$(JOBS) scripts/sanitize.sh tsan
 
 sanitize: deps
-	@scripts/ensure-deps.sh browser postgres
+	@scripts/ensure-deps.sh browser postgres bubblewrap
 	@JOBS=$(JOBS) scripts/sanitize.sh asan tsan
 
 # The grader's verdict must not depend on how fast the server or the machine is (LAB.md "The grader",

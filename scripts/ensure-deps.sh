@@ -5,7 +5,8 @@
 #
 #   scripts/ensure-deps.sh            what `make demo` and `make build` need
 #   scripts/ensure-deps.sh fuzz       and, for the target that needs them, one or more groups below
-#                                     (`make test` asks for `browser`, `make multi` for `postgres`)
+#                                     (`make test` asks for `browser`, `make multi` for `postgres`;
+#                                     `grader --sandbox` names `bubblewrap`)
 set -euo pipefail
 
 packages=(
@@ -26,7 +27,10 @@ for group in "$@"; do
     # Debian 12: postgresql-15): make multi's, and the PostgreSQL tests'. The client library is in the base
     # list: every stage links it.
     postgres) packages+=(postgresql) ;;
-    *) echo "ensure-deps.sh: unknown group '$group' (known: fuzz bench browser postgres)" >&2; exit 2 ;;
+    # grader --sandbox (LAB.md "Untrusted servers"): bwrap. As a user other than root it also needs the
+    # kernel's unprivileged user namespaces (Debian 12 allows them); the grader says so when it cannot run.
+    bubblewrap) packages+=(bubblewrap) ;;
+    *) echo "ensure-deps.sh: unknown group '$group' (known: fuzz bench browser postgres bubblewrap)" >&2; exit 2 ;;
   esac
 done
 

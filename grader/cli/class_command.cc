@@ -20,6 +20,7 @@
 #include "grader/cli/command_line.h"
 #include "grader/report/class_summary.h"
 #include "grader/report/report.h"
+#include "grader/wire/sandbox.h"
 
 namespace grader {
 namespace {
@@ -68,7 +69,10 @@ command, and takes their row from it; --fresh grades everyone again.)",
               {"--jobs", "N", "learners graded at once (default: the number of cores)"},
               {"--out", "DIR", "where the reports and the summary go (default class-report)"},
               {"--learner-seconds", "S", "stop a learner's grading after S seconds (default 1200: 20 min)"},
-              {"--fresh", "", "grade every learner again, even the ones a run before graded"}},
+              {"--fresh", "", "grade every learner again, even the ones a run before graded"},
+              {"--sandbox", "",
+               "each learner's server runs in bubblewrap (grader --help, --sandbox): it sees its own\n"
+               "folder read-only, not the other learners' folders nor OUT (LAB.md \"Grading a class\")"}},
     .closing = R"(Exit status: 0 when every learner has a row and the summary was written (whatever their verdicts),
 1 when a report or the summary could not be written, 2 for a usage error.
 Progress: on a terminal a line that is rewritten, and a line per finished learner; elsewhere (a pipe, a
@@ -81,6 +85,7 @@ struct Settings {
   std::int64_t learner_seconds = kDefaultLearnerSeconds;
   fs::path out;
   bool fresh = false;
+  bool sandbox = false;
 };
 
 // A reason of several lines as one, for the progress line (the summary keeps it whole).
@@ -162,7 +167,8 @@ ClassRow run_learner(const Learner& learner, const Settings& s, Progress& progre
     row = grade_learner(learner, LearnerRun{.stage = s.stage,
                                             .seed = s.seed,
                                             .time_limit = std::chrono::seconds(s.learner_seconds),
-                                            .out_dir = dir.string()});
+                                            .out_dir = dir.string(),
+                                            .sandbox = s.sandbox});
     if (!mark_graded(dir.string(), s.stage, s.seed, row)) row.reason += "\n(its done.json could not be written)";
   }
   progress.finished(row);
@@ -183,8 +189,12 @@ int run_class(const std::vector<std::string>& args) {
   cl.number<std::int64_t>("--learner-seconds", 1, 24 * 3600, s.learner_seconds);
   s.out = fs::absolute(cl.text("--out", kDefaultOut));
   s.fresh = cl.has("--fresh");
+  s.sandbox = cl.has("--sandbox");
   if (cl.has("--submissions") == cl.has("--roster")) cl.fail("give exactly one of --submissions and --roster");
   if (cl.failed()) return usage_error(kSpec, cl.error());
+  // Once here, not as 30 error rows: each learner's grader would refuse to run without the sandbox.
+  if (s.sandbox)
+    if (const std::string why = sandbox_unavailable(); !why.empty()) return usage_error(kSpec, "--sandbox: " + why);
   auto read = cl.has("--roster") ? read_roster(cl.text("--roster")) : read_submissions(cl.text("--submissions"));
   if (auto* error = std::get_if<std::string>(&read)) return usage_error(kSpec, *error);
   auto& learners = std::get<std::vector<Learner>>(read);

@@ -76,6 +76,9 @@ ChildLine child_line(const Learner& learner, const LearnerRun& run, const std::s
   line.args = {grader_path(), "--stage", std::to_string(run.stage), "--server", learner.command,
                "--seed", std::to_string(run.seed), "--json", (out / "results.json").string(),
                "--junit", (out / "junit.xml").string(), "--html", (out / "report.html").string()};
+  // The whole of OUT: every learner's reports are there, not only this one's (the folder around the
+  // learner's own, the other submissions, the child's sandbox hides by itself).
+  if (run.sandbox) line.args.insert(line.args.end(), {"--sandbox", "--sandbox-hide", out.parent_path().string()});
   for (char** e = environ; *e; ++e)
     if (!std::string_view(*e).starts_with("TMPDIR=") && !std::string_view(*e).starts_with("NO_COLOR="))
       line.env.push_back(*e);

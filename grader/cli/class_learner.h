@@ -6,6 +6,7 @@
 //
 // The child is this grader binary itself (/proc/self/exe), run as a learner would run it:
 //   grader --stage N --server CMD --seed S --json results.json --junit junit.xml --html report.html
+//          [--sandbox --sandbox-hide OUT]
 // in the learner's folder (relative paths of their command work), in a process group of its own, with
 // TMPDIR a fresh folder of its own (the grader keeps each server's database and output under it; removed
 // afterwards), no core files, every file it or its servers write capped at kFileCap, and its stdout and
@@ -39,6 +40,7 @@ struct LearnerRun {
   std::uint64_t seed = 1;
   std::chrono::seconds time_limit{20 * 60};
   std::string out_dir;  // absolute: OUT/<name>/, made empty by the caller
+  bool sandbox = false;  // the child runs with --sandbox --sandbox-hide OUT: its server sees no one's reports
 };
 
 ClassRow grade_learner(const Learner& learner, const LearnerRun& run);

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -28,7 +29,18 @@ std::string repeat_command(const GraderOptions& o, std::uint64_t seed) {
                           : " --server " + shell_quote(o.server);
   if (o.lease_seconds) cmd += " --lease " + std::to_string(*o.lease_seconds);
   if (o.key_ttl_seconds) cmd += " --key-ttl " + std::to_string(*o.key_ttl_seconds);
+  if (o.sandbox) cmd += " --sandbox";
   return cmd + " --seed " + std::to_string(seed);
+}
+
+// Under --sandbox the server does not see the folders the grader writes its reports into, nor --sandbox-hide
+// (sandbox.h hides the folder around the working folder, the home folder and /tmp itself).
+SandboxSettings sandbox_of(const GraderOptions& o) {
+  SandboxSettings sandbox{.enabled = o.sandbox, .hidden = {}};
+  for (const std::string& file : {o.json_path, o.junit_path, o.html_path, o.history_path})
+    if (!file.empty()) sandbox.hidden.push_back(std::filesystem::absolute(file).parent_path().string());
+  if (!o.sandbox_hide.empty()) sandbox.hidden.push_back(o.sandbox_hide);
+  return sandbox;
 }
 
 bool write_file(const std::string& path, const std::string& text) {
@@ -41,6 +53,11 @@ bool write_file(const std::string& path, const std::string& text) {
 }  // namespace
 
 int run_grade(const GraderOptions& o) {
+  if (o.sandbox)
+    if (const std::string why = sandbox_unavailable(); !why.empty()) {
+      std::cerr << "grader: --sandbox: " << why << "\n";
+      return 2;  // never a run without the sandbox that was asked for
+    }
   const bool colour = use_colour(STDOUT_FILENO);
   const std::uint64_t seed = o.seed.value_or(fresh_seed());
   const std::string repeat = repeat_command(o, seed);
@@ -73,6 +90,7 @@ int run_grade(const GraderOptions& o) {
     if (!o.server.empty()) {
       ServerLimits limits;
       if (o.server_memory_mib) limits.memory_mib = *o.server_memory_mib;
+      limits.sandbox = sandbox_of(o);
       target = Target::launch(o.server, facts, limits);
     } else {
       auto addresses = parse_urls(o.url);

@@ -1,6 +1,8 @@
 // options.cc: see options.h.
 #include "grader/cli/options.h"
 
+#include "grader/wire/sandbox.h"
+
 namespace grader {
 
 namespace {
@@ -42,6 +44,14 @@ The server must honour --lab-controls (Lab-Delay-Ms, Lab-Crash, Lab-Fail, POST /
               {"--server-memory-mib", "M",
                "end the server if its processes hold more than M MiB (default 2048; every\n"
                "bound a server runs under: LAB.md \"Untrusted servers\")"},
+              {"--sandbox", "",
+               "run the server in bubblewrap (scripts/ensure-deps.sh bubblewrap installs bwrap):\n"
+               "it sees the system read-only, its own /tmp, processes and temporary folder ({db}),\n"
+               "and this folder read-only; not the folder around this one (other submissions), the\n"
+               "home folder, nor the folders of --json, --junit, --html and --history. The network\n"
+               "stays shared (the grader uses loopback); not with {db_name} (PostgreSQL's socket is\n"
+               "in /tmp). What it protects and what not: LAB.md \"Untrusted servers\""},
+              {"--sandbox-hide", "DIR", "with --sandbox: hide DIR from the server too (grader class hides its --out)"},
               {"--json", "FILE", "write Gradescope's results.json"},
               {"--junit", "FILE", "write JUnit XML"},
               {"--history", "FILE", "keep the history of every attempt (JSON Lines; format in LAB.md \"The grader\")"},
@@ -102,9 +112,14 @@ std::variant<GraderOptions, std::string> parse_grader_options(const std::vector<
   o.bin_dir = cl.text("--bin-dir");
   o.verbose = cl.has("--verbose");
   o.all_findings = cl.has("--all-findings");
+  o.sandbox = cl.has("--sandbox");
+  o.sandbox_hide = cl.text("--sandbox-hide");
   if (o.mode == GraderOptions::Mode::Grade) {
     if (o.server.empty() == o.url.empty()) cl.fail("give exactly one of --server and --url");
     if (!o.url.empty() && o.admin_token.empty()) cl.fail("--url needs --admin-token");
+    if (o.sandbox && o.server.empty()) cl.fail("--sandbox needs --server (a server the grader starts)");
+    if (const std::string refusal = sandbox_refuses(o.server); o.sandbox && !refusal.empty()) cl.fail(refusal);
+    if (!o.sandbox_hide.empty() && !o.sandbox) cl.fail("--sandbox-hide needs --sandbox");
   }
   if (o.mode == GraderOptions::Mode::Matrix && o.bin_dir.empty()) cl.fail("--bin-dir is required");
   if (cl.failed()) return cl.error();

@@ -30,6 +30,8 @@ struct GraderOptions {
   std::string html_path;  // --html: the report as one self-contained page (grader/report/report_html.h)
   std::optional<std::int64_t> lease_seconds, key_ttl_seconds;
   std::optional<std::int64_t> server_memory_mib;  // --server-memory-mib: ServerLimits::memory_mib
+  bool sandbox = false;      // --sandbox: ServerLimits::sandbox (grader/wire/sandbox.h)
+  std::string sandbox_hide;  // --sandbox-hide: one more folder the server does not see (grader class's --out)
   std::string bin_dir;  // matrix
   std::optional<int> jobs;  // matrix: servers graded at once
   bool verbose = false;

@@ -19,6 +19,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace grader {
 namespace {
@@ -72,10 +73,15 @@ void end_tree(pid_t server, int* server_status, bool* server_reaped) {
   }
 }
 
-// Ends the keeper as the command ended: the same exit code, or the same signal.
-[[noreturn]] void exit_like(int status) {
-  if (WIFSIGNALED(status)) {
-    int s = WTERMSIG(status);
+// Ends the keeper as the command ended: the same exit code, or the same signal. bwrap (a wrapped command)
+// reports its command's end by signal N as exit 128+N, the shell's convention: read back as that signal, so
+// the grader names a SIGXFSZ or a SIGKILL the same with or without --sandbox (a command that exits 137 by
+// itself then reads as signal 9: no real server needs that code).
+[[noreturn]] void exit_like(int status, bool wrapped) {
+  int s = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  if (wrapped && WIFEXITED(status) && WEXITSTATUS(status) > 128 && WEXITSTATUS(status) < 128 + NSIG)
+    s = WEXITSTATUS(status) - 128;
+  if (s != 0) {
     ::signal(s, SIG_DFL);
     sigset_t one;
     sigemptyset(&one);
@@ -92,8 +98,10 @@ void set_limit(int resource, rlim_t value) {
   ::setrlimit(resource, &limit);
 }
 
-// The command's first process: its own group, the limits, the grader's signal handling undone, then exec.
-[[noreturn]] void exec_command(const KeptCommand& command, pid_t keeper, int keep_fd) {
+// The command's first process: its own group, the limits, the grader's signal handling undone, then exec of
+// argv (/bin/sh -c COMMAND, or the wrapper before it), made before the fork.
+[[noreturn]] void exec_command(const KeptCommand& command, const char* file, char* const* argv, pid_t keeper,
+                               int keep_fd) {
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the keeper has one thread, so "parent" means the keeper itself
   if (::getppid() != keeper) _exit(127);  // the keeper died before the line above
@@ -111,12 +119,12 @@ void set_limit(int resource, rlim_t value) {
   int null_in = ::open("/dev/null", O_RDONLY);
   if (null_in >= 0) ::dup2(null_in, STDIN_FILENO);
   ::syscall(SYS_close_range, 3U, ~0U, 0U);
-  ::execl("/bin/sh", "sh", "-c", command.shell_command.c_str(), static_cast<char*>(nullptr));
+  ::execv(file, argv);
   _exit(127);
 }
 
 // The keeper: starts the command, then waits for it to end, for SIGTERM, or for the grader to go away.
-[[noreturn]] void keep(const KeptCommand& command, int keep_fd) {
+[[noreturn]] void keep(const KeptCommand& command, const char* file, char* const* argv, int keep_fd) {
   const pid_t keeper = ::getpid();
   for (int s = 1; s < NSIG; ++s) ::signal(s, SIG_DFL);  // the grader's handlers are not the keeper's
   ::signal(SIGPIPE, SIG_IGN);                           // a grader gone is read as end-of-file, not a signal
@@ -134,7 +142,7 @@ void set_limit(int resource, rlim_t value) {
 
   pid_t server = ::fork();
   if (server < 0) _exit(126);
-  if (server == 0) exec_command(command, keeper, keep_fd);
+  if (server == 0) exec_command(command, file, argv, keeper, keep_fd);
   ::setpgid(server, server);  // also here: the group exists before the grader's first kill
   if (command.stdout_fd >= 0) ::close(command.stdout_fd);
   if (command.stderr_fd >= 0) ::close(command.stderr_fd);
@@ -157,12 +165,20 @@ void set_limit(int resource, rlim_t value) {
   }
   end_tree(server, &status, &reaped);
   if (!reaped) _exit(125);
-  exit_like(status);
+  exit_like(status, !command.wrapper.empty());
 }
 
 }  // namespace
 
 KeptProcess start_kept(const KeptCommand& command) {
+  // The command's argv, made here: the keeper may not allocate after the fork.
+  // Its first word is the file run: the wrapper's (a full path), else /bin/sh, whose argv[0] stays "sh".
+  std::vector<std::string> words = command.wrapper;
+  words.insert(words.end(), {words.empty() ? "sh" : "/bin/sh", "-c", command.shell_command});
+  std::string file = command.wrapper.empty() ? "/bin/sh" : command.wrapper.front();
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
     throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
@@ -173,7 +189,7 @@ KeptProcess start_kept(const KeptCommand& command) {
   }
   if (keeper == 0) {
     ::close(pair[0]);
-    keep(command, pair[1]);
+    keep(command, file.c_str(), argv.data(), pair[1]);
   }
   ::close(pair[1]);
   KeptProcess kept{.keeper = keeper, .server_group = -1, .control_fd = pair[0]};

@@ -9,6 +9,9 @@
 //               └── /bin/sh -c COMMAND   (its own process group; the limits below; dies with the keeper)
 //                     └── whatever it starts, in any session
 //
+// Under `grader --sandbox` the keeper runs `bwrap OPTIONS -- /bin/sh -c COMMAND` instead (KeptCommand::wrapper,
+// sandbox.h): the same group, and bwrap's pid namespace below it, whose first process ends all of it.
+//
 //   KeptProcess kept = start_kept(command, {.stdout_fd = out, .stderr_fd = err, .limits = limits});
 //   kept.keeper        // waitpid() this one: it ends when the command has ended and nothing of it is left,
 //                      // with the command's own exit status (or its signal)
@@ -19,7 +22,7 @@
 // grader goes away (the socket it holds to the grader reads end-of-file: the kernel closes it whatever
 // killed the grader). It kills its children, collects the orphans that come back to it, and repeats until
 // none is left; a process can escape it only by killing the keeper itself (a server runs as the grader's
-// user; no sandbox hides the keeper from it yet: issue 27's --sandbox is not built).
+// user; under --sandbox its pid namespace hides the keeper and the grader from it).
 //
 // The keeper is forked from a grader that runs threads, so between fork and exit it makes system calls
 // only (no allocation, no locks: another thread may have held the allocator's lock at the fork).
@@ -29,6 +32,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace grader {
 
@@ -42,6 +46,9 @@ struct KernelLimits {
 
 struct KeptCommand {
   std::string shell_command;  // run as /bin/sh -c
+  // Run first, with "/bin/sh", "-c", shell_command after it (its first word a full path): bwrap and its
+  // options under --sandbox (sandbox.h); empty: /bin/sh itself.
+  std::vector<std::string> wrapper;
   int stdout_fd = -1, stderr_fd = -1;
   KernelLimits limits;
 };

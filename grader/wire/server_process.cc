@@ -167,7 +167,17 @@ void ServerProcess::spawn() {
   const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   try {
-    kept_ = start_kept({.shell_command = command(), .stdout_fd = out, .stderr_fd = err, .limits = limits_.kernel});
+    std::vector<std::string> wrapper;
+    if (limits_.sandbox.enabled)
+      wrapper = bwrap_command({.work_dir = std::filesystem::current_path().string(),
+                               .own_dir = dir_,
+                               .hidden = limits_.sandbox.hidden,
+                               .memory_folder_mib = limits_.folder_mib});
+    kept_ = start_kept({.shell_command = command(),
+                        .wrapper = wrapper,
+                        .stdout_fd = out,
+                        .stderr_fd = err,
+                        .limits = limits_.kernel});
   } catch (const std::exception& e) {
     if (out >= 0) ::close(out);
     if (err >= 0) ::close(err);
@@ -303,6 +313,9 @@ void ServerProcess::start() {
     const bool raced = !alive() && attempt < kPortRaceRetries && port_taken(address_.port);
     stop();
     if (raced) continue;
+    if (limits_.sandbox.enabled)
+      why += "\n  (under --sandbox it sees only the system, its working folder and its temporary folder: a program "
+             "under the home folder or beside the working folder is hidden; LAB.md \"Untrusted servers\")";
     throw StartError("could not start the server.\n  command: " + command() + "\n  " + why +
                      "\n  its stderr (last lines):\n" + stderr_tail());
   }

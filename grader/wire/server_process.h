@@ -14,6 +14,8 @@
 // grader never drops that database; the lab's cluster is a throwaway one, scripts/pg-cluster.sh).
 // A submission is code nobody reviewed: whatever it starts ends with it (process_keeper.h), and it runs under
 // ServerLimits; a server over one is ended and limit_hit() says which (every bound: LAB.md "Untrusted servers").
+// Under --sandbox (ServerLimits::sandbox) its shell runs in bubblewrap, which shows it the system read-only,
+// the working folder read-only and its temporary folder, and hides the rest (sandbox.h).
 // Thread safety: one owner thread; address() may be read while requests run (it changes only in
 // start/restart, when none run).
 #pragma once
@@ -27,6 +29,7 @@
 #include <thread>
 
 #include "grader/wire/process_keeper.h"
+#include "grader/wire/sandbox.h"
 #include "grader/wire/wire.h"
 
 namespace grader {
@@ -46,6 +49,7 @@ struct ServerLimits {
   std::int64_t processes = 256;    // processes in the tree (RLIMIT_NPROC counts the whole user's instead)
   std::int64_t folder_mib = 512;   // the temporary folder: its database and its output
   KernelLimits kernel;
+  SandboxSettings sandbox;  // --sandbox: what it sees (sandbox.h); off by default
 };
 constexpr std::chrono::milliseconds kLimitWatchEvery{250};
 // The most of a server's stderr the grader ever reads (the tail it shows), whatever the file's size.

@@ -16,6 +16,9 @@ Modes (--mode):
   stderr-flood      writes to stderr without end (1 GiB unless a limit stops it) while the server runs
   grow-memory       a helper that allocates 16 MiB more every 100 ms, beside the server
   fork-many         a helper that keeps 200 sleeping children (--children N), beside the server
+  read-outside      tries to read each --outside FILE and to write a file beside it; if any works, says so
+                    on stderr and exits 3 before the server starts (a start error); else runs the server.
+                    Under grader --sandbox each must fail (tests/grader/check_sandbox.py)
 
 Every process it starts carries the environment variable LAB_HOSTILE_MARKER (given with --marker, inherited
 by everything below), so a test can find whatever is left after the grader has gone. Standard library only.
@@ -45,13 +48,33 @@ def server_on_other_port(server):
     return out
 
 
+def reach_outside(files):
+    """What of each file it could do: read it, or write a new file beside it."""
+    reached = []
+    for path in files:
+        try:
+            with open(path, "rb") as f:
+                reached.append(f"read {path} ({len(f.read())} bytes)")
+        except OSError:
+            pass
+        beside = os.path.join(os.path.dirname(path), f"written-by-{os.getpid()}")
+        try:
+            with open(beside, "w") as f:
+                f.write("a submission was here\n")
+            reached.append(f"write {beside}")
+        except OSError:
+            pass
+    return reached
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mode", required=True,
                         choices=["setsid-children", "daemonize", "stderr-flood", "grow-memory", "fork-many",
-                                 "child-flood", "child-grow", "child-fork"])
+                                 "read-outside", "child-flood", "child-grow", "child-fork"])
     parser.add_argument("--marker", default="hostile")
     parser.add_argument("--children", type=int, default=FORKED_CHILDREN, help="fork-many: how many")
+    parser.add_argument("--outside", action="append", default=[], help="read-outside: a file it must not reach")
     parser.add_argument("server", nargs=argparse.REMAINDER, help="-- and the server's command")
     args = parser.parse_args()
     server = args.server[1:] if args.server[:1] == ["--"] else args.server
@@ -92,6 +115,11 @@ def main():
         subprocess.Popen(me + ["child-grow"])
     elif args.mode == "fork-many":
         subprocess.Popen(me + ["child-fork"])
+    elif args.mode == "read-outside":
+        reached = reach_outside(args.outside)
+        if reached:
+            print("hostile_server: read-outside: it could " + "; ".join(reached), file=sys.stderr)
+            sys.exit(3)
     os.execvp(server[0], server)
 
 
