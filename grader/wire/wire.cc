@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <cstdint>
 #include <cstring>
 #include <thread>
 
@@ -86,7 +85,8 @@ std::string HttpResponse::media_type() const {
   return type;
 }
 
-std::optional<HttpResponse> parse_response(std::string_view bytes, bool stream_ended, std::string* error) {
+std::optional<HttpResponse> parse_response(std::string_view bytes, bool stream_ended, std::string* error,
+                                           std::size_t* awaited) {
   auto head_end = bytes.find("\r\n\r\n");
   if (head_end == std::string_view::npos) {
     if (stream_ended) *error = bytes.empty() ? "connection closed with no response" : "response head cut short";
@@ -134,8 +134,13 @@ std::optional<HttpResponse> parse_response(std::string_view bytes, bool stream_e
       *error = "bad Content-Length";
       return std::nullopt;
     }
+    if (length > kMaxResponseBytes) {   // refused before its body is read
+      *error = "response larger than " + std::to_string(kMaxResponseBytes / 1024) + " KiB (its Content-Length)";
+      return std::nullopt;
+    }
     if (rest.size() < length) {
       if (stream_ended) *error = "body cut short";
+      if (awaited) *awaited = head_end + 4 + length;
       return std::nullopt;
     }
     res.body = std::string(rest.substr(0, length));
@@ -144,28 +149,6 @@ std::optional<HttpResponse> parse_response(std::string_view bytes, bool stream_e
   if (!stream_ended) return std::nullopt;  // no framing: the body ends with the stream
   res.body = std::string(rest);
   return res;
-}
-
-// The size of the whole response once its head is in and names a Content-Length (a chunked one, or one
-// framed by the end of the stream, says nothing in advance): 0 when not known yet.
-static std::size_t announced_size(std::string_view bytes) {
-  auto head_end = bytes.find("\r\n\r\n");
-  if (head_end == std::string_view::npos) return 0;
-  std::string_view head = bytes.substr(0, head_end + 2);
-  for (auto line_end = head.find("\r\n"); line_end != std::string_view::npos; line_end = head.find("\r\n")) {
-    std::string_view line = head.substr(0, line_end);
-    head.remove_prefix(line_end + 2);
-    auto colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    std::string_view name = line.substr(0, colon);
-    if (iequals(name, "Transfer-Encoding")) return 0;
-    if (!iequals(name, "Content-Length")) continue;
-    auto text = trim(line.substr(colon + 1));
-    std::size_t length = 0;
-    if (std::from_chars(text.data(), text.data() + text.size(), length).ec != std::errc()) return 0;
-    return length > kMaxResponseBytes ? SIZE_MAX : head_end + 4 + length;   // no sum that wraps around
-  }
-  return 0;
 }
 
 std::optional<Connection> Connection::open_patiently(const Address& to, std::chrono::milliseconds patience,
@@ -255,13 +238,8 @@ std::optional<HttpResponse> Connection::read_response(std::chrono::milliseconds 
   std::size_t wanted = 0;   // the whole answer's size, once its head has said it (Content-Length)
   for (;;) {
     if (bytes.size() >= wanted) {   // parse again only once the bytes the head announced are all here
-      if (auto res = parse_response(bytes, false, error)) return res;
+      if (auto res = parse_response(bytes, false, error, &wanted)) return res;
       if (!error->empty()) return std::nullopt;
-      wanted = announced_size(bytes);
-      if (wanted > kMaxResponseBytes) {
-        *error = "response larger than " + std::to_string(kMaxResponseBytes / 1024) + " KiB (its Content-Length)";
-        return std::nullopt;
-      }
       bytes.reserve(wanted);   // one allocation for the whole answer, not one per doubling
     }
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());

@@ -117,6 +117,9 @@ Exchange exchange(const Address& to, const HttpRequest& request, std::chrono::mi
 Exchange send_unread(const Address& to, const HttpRequest& request, std::optional<Connection>* open);
 
 // Parses a complete response held in memory (exposed for the unit tests). Returns nullopt if incomplete.
-std::optional<HttpResponse> parse_response(std::string_view bytes, bool stream_ended, std::string* error);
+// awaited: set to the whole response's size while a Content-Length body is still incomplete (the reader
+// then parses again only once that much is in).
+std::optional<HttpResponse> parse_response(std::string_view bytes, bool stream_ended, std::string* error,
+                                           std::size_t* awaited = nullptr);
 
 }  // namespace grader
