@@ -3,10 +3,13 @@
 BUILD      ?= build
 TEST_ENV   ?=
 JOBS       ?= $(shell nproc)
+# Tests at a time: most of a test's time is spent waiting on the servers it starts (leases, timeouts, the
+# grader's patience), so three per core finish sooner; CPU-heavy ones are marked (chromium: one at a time).
+# No verdict depends on the machine's load (LAB.md "The grader", what it assumes about time).
+TEST_JOBS  ?= $(shell echo $$(( $$(nproc) * 3 )))
 CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 # Warnings are errors in every build made here (make test, asan, tsan, CI); CMake's own default is OFF.
 WERROR     ?= ON
-CONFIGURE   = cmake -S . -B $(BUILD) $(CMAKE_ARGS) -DLAB_WERROR=$(WERROR)
 SEEDS      ?= 20
 # Each write transaction of a slowed server sleeps this long twice (common/db.cc:slow_write_delay).
 SLOW_WRITE_MS ?= 10
@@ -46,19 +49,18 @@ help:
 deps:
 	@scripts/ensure-deps.sh
 
-$(BUILD)/CMakeCache.txt: | deps
-	$(CONFIGURE)
-
-# A build folder configured before LAB_WERROR existed (or with another value) is configured again once.
-build: deps $(BUILD)/CMakeCache.txt
-	@grep -qx 'LAB_WERROR:BOOL=$(WERROR)' $(BUILD)/CMakeCache.txt || $(CONFIGURE)
-	cmake --build $(BUILD) -j$(JOBS)
+# scripts/build.sh configures the folder once (Ninja and ccache when installed) and builds: `make build` and
+# `make test` everything, with the compiler's output; the learner's commands only what they run, quietly
+# (a progress line; the output in $(BUILD)/build.log, its errors shown when the build fails).
+BUILD_ENV = BUILD=$(BUILD) JOBS=$(JOBS) WERROR=$(WERROR) CMAKE_ARGS="$(CMAKE_ARGS)"
+build: deps
+	@$(BUILD_ENV) scripts/build.sh all
 
 # The browser tests (tests/browser/) need chromium, tests/postgres a PostgreSQL server (a throwaway
 # cluster), and the grader --sandbox tests bwrap: installed here, so a fresh machine runs them too.
 test: build
 	@scripts/ensure-deps.sh browser postgres bubblewrap
-	cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -j$(JOBS)
+	cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -j$(TEST_JOBS)
 
 # Only the browser tests (LAB.md "The playground"): the CDP harness, the report, the playground's tours and
 # free mode, in headless chromium; screenshots in $(BUILD)/test-output/screenshots/. The report test runs
@@ -68,17 +70,21 @@ browser-test: build
 	cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -V -R '^browser: '
 	@echo "screenshots: $(BUILD)/test-output/screenshots/"
 
-demo: build
+demo: deps
+	@$(BUILD_ENV) scripts/build.sh --quiet "the stage servers and the grader" stage_servers grader
 	@BUILD=$(BUILD) scripts/demo.sh
 
 # The browser playground (LAB.md "The playground"): guided tours and free play on the real stage servers.
 PORT ?= 8090
-playground: build
+playground: deps
+	@$(BUILD_ENV) scripts/build.sh --quiet "the playground and the stage servers" playground stage_servers
 	$(BUILD)/playground/playground --port $(PORT) --bin-dir $(BUILD)/stages
 
 # The learner's path (LAB.md "For learners"): the starter copy, and the loop of grading one's own server.
 STAGE ?= 1
-grade: build
+# With SERVER= the learner's server is their own: only the grader is built.
+grade: deps
+	@$(BUILD_ENV) scripts/build.sh --quiet $(if $(SERVER),"the grader" grader,"your server and the grader" learner_server grader)
 	@BUILD=$(BUILD) scripts/grade.sh $(STAGE)
 
 starter:
@@ -156,10 +162,9 @@ SECONDS    ?= 60
 FUZZ_BUILD ?= build-fuzz
 FUZZ_CONFIGURE = CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLAB_FUZZ=ON \
                  -DLAB_WERROR=$(WERROR)
-fuzz: deps $(BUILD)/CMakeCache.txt
+fuzz: deps
 	@scripts/ensure-deps.sh fuzz
-	@grep -qx 'LAB_WERROR:BOOL=$(WERROR)' $(BUILD)/CMakeCache.txt || $(CONFIGURE)
-	cmake --build $(BUILD) -j$(JOBS) --target stage6_scope_ttl http_mutator
+	@$(BUILD_ENV) scripts/build.sh "stage 6 and the HTTP mutator" stage6_scope_ttl http_mutator
 	@test -f $(FUZZ_BUILD)/CMakeCache.txt || $(FUZZ_CONFIGURE)
 	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz_canonical_json fuzz_idempotency_key fuzz_money_request \
 	  fuzz_admin_input

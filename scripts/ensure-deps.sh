@@ -9,8 +9,9 @@
 #                                     `grader --sandbox` names `bubblewrap`)
 set -euo pipefail
 
+# ninja-build and ccache: for build speed (scripts/build.sh says how it uses them).
 packages=(
-  g++ cmake make pkg-config
+  g++ cmake make pkg-config ninja-build ccache
   libcpp-httplib-dev nlohmann-json3-dev libsqlite3-dev libpq-dev libssl-dev catch2
   python3 curl sqlite3 libxml2-utils
 )

@@ -16,7 +16,8 @@ Regions do not nest.
 
     lab-regions.py check FILE...                     exit 1, with line numbers, on a bad marker
     lab-regions.py keep --upto K SRC_DIR DEST_DIR    regions of stages <= K kept, the others replaced by
-                                                     their ELSE part; no markers left
+                                                     their ELSE part; no markers left; #line directives in
+                                                     the C++ files name the source's own lines
     lab-regions.py starter SRC_DIR DEST_DIR          every region replaced by its ELSE part and a TODO
                                                      comment naming the stage and its LAB.md section
     lab-regions.py lessons SRC_DIR                   prints every line of every BEGIN part (for tests)
@@ -40,16 +41,16 @@ class MarkerError(Exception):
 
 
 def parse(path, lines):
-    """Splits a file into text lines and regions: ("text", line) or ("region", stage, name, indent,
-    comment leader, begin_lines, else_lines)."""
+    """Splits a file into text lines and regions: ("text", (number, line)) or ("region", stage, name,
+    indent, comment leader, begin_lines, else_lines), each line with its number in the file."""
     parts, region = [], None
     for number, line in enumerate(lines, 1):
         match = MARKER.match(line)
         if not match:
             if region is None:
-                parts.append(("text", line))
+                parts.append(("text", (number, line)))
             else:
-                region["else" if region["in_else"] else "begin"].append(line)
+                region["else" if region["in_else"] else "begin"].append((number, line))
             continue
         indent, leader, kind, rest = match.groups()
         where = f"{path}:{number}"
@@ -83,20 +84,30 @@ def read(path):
         return f.read().splitlines(keepends=True)
 
 
-def render(parts, upto, todo):
-    out = []
+def render(parts, upto, todo, line_directives_for=None):
+    """The file's text with the regions of stages <= upto kept and the others replaced by their ELSE part.
+    line_directives_for: the source's path, for a C++ file compiled from the copy: #line directives keep
+    every line at its number in the source, so that a compiler error names the learner's own file and line,
+    not the generated copy (whose edits are lost at the next build)."""
+    numbered = []   # (line number in the source or None, text)
     for part in parts:
         if part[0] == "text":
-            out.append(part[1])
+            numbered.append(part[1])
             continue
         region = part[1]
         if region["stage"] <= upto:
-            out.extend(region["begin"])
+            numbered.extend(region["begin"])
             continue
         if todo:
-            out.append(f"{region['indent']}{region['leader']} TODO(stage {region['stage']}): {region['name']}. "
-                       f"LAB.md \"{SECTIONS[region['stage']]}\".\n")
-        out.extend(region["else"])
+            numbered.append((None, f"{region['indent']}{region['leader']} TODO(stage {region['stage']}): "
+                                   f"{region['name']}. LAB.md \"{SECTIONS[region['stage']]}\".\n"))
+        numbered.extend(region["else"])
+    out, expected = [], None
+    for number, line in numbered:
+        if line_directives_for is not None and number is not None and number != expected:
+            out.append(f'#line {number} "{line_directives_for}"\n')
+        out.append(line)
+        expected = None if number is None else number + 1
     return "".join(out)
 
 
@@ -108,9 +119,11 @@ def files_below(src):
             yield path, os.path.relpath(path, src)
 
 
-def write_tree(src, dest, upto, todo):
+def write_tree(src, dest, upto, todo, line_directives=False):
     for path, rel in files_below(src):
-        text = render(parse(path, read(path)), upto, todo)
+        cpp = path.endswith((".cc", ".h"))
+        text = render(parse(path, read(path)), upto, todo,
+                      os.path.abspath(path) if line_directives and cpp else None)
         target = os.path.join(dest, rel)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         old = open(target, encoding="utf-8").read() if os.path.exists(target) else None
@@ -130,7 +143,7 @@ def main(argv):
                 parse(path, read(path))
             return 0
         if command == "keep" and len(argv) == 6 and argv[2] == "--upto":
-            write_tree(argv[4], argv[5], int(argv[3]), todo=False)
+            write_tree(argv[4], argv[5], int(argv[3]), todo=False, line_directives=True)
             return 0
         if command == "starter" and len(argv) == 4:
             write_tree(argv[2], argv[3], 1, todo=True)
@@ -139,7 +152,7 @@ def main(argv):
             for path, _ in files_below(argv[2]):
                 for part in parse(path, read(path)):
                     if part[0] == "region":
-                        sys.stdout.writelines(part[1]["begin"])
+                        sys.stdout.writelines(line for _, line in part[1]["begin"])
             return 0
     except MarkerError as error:
         print(f"lab-regions: {error}", file=sys.stderr)

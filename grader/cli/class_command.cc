@@ -36,7 +36,7 @@ constexpr std::int64_t kDefaultLearnerSeconds = 20 * 60;
 constexpr const char* kSummaryCsv = "summary.csv";
 constexpr const char* kSummaryHtml = "summary.html";
 
-const CommandSpec kSpec{
+const CommandSpec kClassSpec{
     .name = "grader class",
     .summary = "grades a whole class of submissions, a few at a time, and writes a summary of the class\n"
                "(LAB.md \"Grading a class\").",
@@ -178,7 +178,7 @@ ClassRow run_learner(const Learner& learner, const Settings& s, Progress& progre
 }  // namespace
 
 int run_class(const std::vector<std::string>& args) {
-  auto parsed = parse_command_line(kSpec, args);
+  auto parsed = parse_command_line(kClassSpec, args);
   if (auto* status = std::get_if<int>(&parsed)) return *status;
   auto& cl = std::get<CommandLine>(parsed);
   Settings s;
@@ -191,21 +191,21 @@ int run_class(const std::vector<std::string>& args) {
   s.fresh = cl.has("--fresh");
   s.sandbox = cl.has("--sandbox");
   if (cl.has("--submissions") == cl.has("--roster")) cl.fail("give exactly one of --submissions and --roster");
-  if (cl.failed()) return usage_error(kSpec, cl.error());
+  if (cl.failed()) return usage_error(kClassSpec, cl.error());
   // Once here, not as 30 error rows: each learner's grader would refuse to run without the sandbox.
   if (s.sandbox)
-    if (const std::string why = sandbox_unavailable(); !why.empty()) return usage_error(kSpec, "--sandbox: " + why);
+    if (const std::string why = sandbox_unavailable(); !why.empty()) return usage_error(kClassSpec, "--sandbox: " + why);
   auto read = cl.has("--roster") ? read_roster(cl.text("--roster")) : read_submissions(cl.text("--submissions"));
-  if (auto* error = std::get_if<std::string>(&read)) return usage_error(kSpec, *error);
+  if (auto* error = std::get_if<std::string>(&read)) return usage_error(kClassSpec, *error);
   auto& learners = std::get<std::vector<Learner>>(read);
   // --out inside the submissions folder (the default, when run there) is not a learner.
   std::erase_if(learners, [&](const Learner& l) { return fs::path(l.folder) == s.out.lexically_normal(); });
   for (const auto& learner : learners)
     if (learner.name == kSummaryCsv || learner.name == kSummaryHtml)
-      return usage_error(kSpec, "a learner named '" + learner.name + "' would take the summary's place in --out");
+      return usage_error(kClassSpec, "a learner named '" + learner.name + "' would take the summary's place in --out");
   std::error_code error;
   fs::create_directories(s.out, error);
-  if (error) return usage_error(kSpec, "cannot make " + s.out.string() + ": " + error.message());
+  if (error) return usage_error(kClassSpec, "cannot make " + s.out.string() + ": " + error.message());
 
   stop_learners_on_signal();
   std::printf("grader class: %zu learners, stages 1..%d, seed %llu, %d at a time, reports in %s\n", learners.size(),

@@ -34,7 +34,7 @@ namespace {
 constexpr std::size_t kIntentsNamed = 5;  // per damage column in the report
 constexpr int kParallelReplays = 2;       // servers replayed at once by --stage all (see replay())
 
-const CommandSpec kSpec{
+const CommandSpec kDaySpec{
     .name = "grader day",
     .summary = "the day of requests (LAB.md \"The day\"; the log's grammar: logs/README.md).",
     .usage = {"generate [--seed S] [--intents N] [--out FILE]",
@@ -75,7 +75,7 @@ comma-separated URLs are instances of one server on one shared database: each re
 Progress is shown on a terminal; colour never (the table is for reading and for copying).)",
     .positional = 3};
 
-int usage_error(const std::string& why) { return usage_error(kSpec, why); }
+int usage_error(const std::string& why) { return usage_error(kDaySpec, why); }
 
 // --- generate ---
 int generate(CommandLine& a) {
@@ -451,8 +451,8 @@ DayReport replay_on_every_stage(const DayLog& day, const std::string& log, const
 }
 
 int run_day(const std::vector<std::string>& args) {
-  if (args.empty()) return std::cout << help_text(kSpec), 2;
-  auto line = parse_command_line(kSpec, args);
+  if (args.empty()) return std::cout << help_text(kDaySpec), 2;
+  auto line = parse_command_line(kDaySpec, args);
   if (auto* status = std::get_if<int>(&line)) return *status;
   auto& a = std::get<CommandLine>(line);
   const std::string& verb = a.positional().empty() ? "" : a.positional()[0];

@@ -27,7 +27,7 @@
 namespace grader {
 namespace {
 
-const CommandSpec kSpec{
+const CommandSpec kDemoSpec{
     .name = "grader demo",
     .summary = "narrated failure scenarios, each told on the real stage server that has the flaw, then on\n"
                "the stage that fixes it (LAB.md \"The day\", the show).",
@@ -103,7 +103,7 @@ bool run_scenario(const DemoScenario& s, const Narration& n, const std::string& 
 }  // namespace
 
 int run_demo(const std::vector<std::string>& args) {
-  auto line = parse_command_line(kSpec, args);
+  auto line = parse_command_line(kDemoSpec, args);
   if (auto* status = std::get_if<int>(&line)) return *status;
   const auto& cl = std::get<CommandLine>(line);
   const std::optional<std::string> name =

@@ -62,7 +62,7 @@ constexpr std::size_t kShownFailures = 8;
 // File descriptors: every connection of phase 2 with its simultaneous copy, phase 3's sockets, and room.
 constexpr rlim_t kDescriptorsNeeded = 2 * kPhase2Connections + kSlowSockets + kIdleConnections + 256;
 
-const CommandSpec kSpec{
+const CommandSpec kLoadSpec{
     .name = "grader load",
     .summary = "bounded loopback load on one server (LAB.md \"Plumbing\", Reliability, \"Load\").",
     .usage = {"[--bin-dir <build>/stages | --server \"<command>\"] [--seconds-per-phase S]"},
@@ -304,18 +304,18 @@ void print_table(const std::vector<PhaseResult>& phases, bool colour) {
 }  // namespace
 
 int run_load(const std::vector<std::string>& args) {
-  auto line = parse_command_line(kSpec, args);
+  auto line = parse_command_line(kLoadSpec, args);
   if (auto* status = std::get_if<int>(&line)) return *status;
   auto& cl = std::get<CommandLine>(line);
   std::string bin_dir = cl.text("--bin-dir"), server = cl.text("--server");
   int seconds_per_phase = kDefaultSecondsPerPhase;
   cl.number("--seconds-per-phase", kMinSecondsPerPhase, 600, seconds_per_phase);
   if (cl.has("--bin-dir") && cl.has("--server")) cl.fail("give --bin-dir or --server, not both");
-  if (cl.failed()) return usage_error(kSpec, cl.error());
+  if (cl.failed()) return usage_error(kLoadSpec, cl.error());
   if (server.empty()) {
     auto stage6 = find_stage_binary("6", bin_dir);
     if (!stage6)
-      return usage_error(kSpec, "no built stage 6 in " + (bin_dir.empty() ? default_bin_dir() : bin_dir) + " (run make build)");
+      return usage_error(kLoadSpec, "no built stage 6 in " + (bin_dir.empty() ? default_bin_dir() : bin_dir) + " (run make build)");
     server = stage_command(*stage6);
   }
 

@@ -20,7 +20,7 @@
 namespace grader {
 namespace {
 
-const CommandSpec kSpec{
+const CommandSpec kMutantsSpec{
     .name = "grader mutants",
     .summary = "grades stage 6's mutants, each on several seeds (LAB.md \"The grader\", mutants).",
     .usage = {"--bin-dir <build>/stages [--mutants grader/mutants] [--seeds N] [--seed S] [--jobs N]\n"
@@ -63,7 +63,7 @@ struct Result {
 }  // namespace
 
 int run_mutants(const std::vector<std::string>& args) {
-  auto line = parse_command_line(kSpec, args);
+  auto line = parse_command_line(kMutantsSpec, args);
   if (auto* status = std::get_if<int>(&line)) return *status;
   auto& cl = std::get<CommandLine>(line);
   const std::string bin_dir = cl.text("--bin-dir"), dir = cl.text("--mutants", "grader/mutants");
@@ -77,7 +77,7 @@ int run_mutants(const std::vector<std::string>& args) {
   for (std::size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 1)
     if (comma > at) only.insert(list.substr(at, comma - at));
   if (!cl.has("--bin-dir")) cl.fail("--bin-dir is required");
-  if (cl.failed()) return usage_error(kSpec, cl.error());
+  if (cl.failed()) return usage_error(kMutantsSpec, cl.error());
 
   std::vector<Mutant> mutants;
   std::error_code error;
@@ -87,11 +87,11 @@ int run_mutants(const std::vector<std::string>& args) {
       if (!m) return std::cerr << "grader mutants: " << entry.path() << " has no mistake: or anomaly: line\n", 2;
       if (only.empty() || only.count(m->name)) mutants.push_back(*m);
     }
-  if (error) return usage_error(kSpec, "cannot read " + dir + ": " + error.message());
+  if (error) return usage_error(kMutantsSpec, "cannot read " + dir + ": " + error.message());
   std::sort(mutants.begin(), mutants.end(), [](const Mutant& a, const Mutant& b) { return a.name < b.name; });
   for (const auto& name : only)
     if (std::none_of(mutants.begin(), mutants.end(), [&](const Mutant& m) { return m.name == name; }))
-      return usage_error(kSpec, "no mutant named " + name + " in " + dir);
+      return usage_error(kMutantsSpec, "no mutant named " + name + " in " + dir);
 
   auto checks = all_checks();
   auto selected = select_checks(checks, Selection{6, std::nullopt, std::nullopt});

@@ -27,7 +27,7 @@ namespace {
 // a time, 4.5 s each on two cores).
 constexpr std::int64_t kDefaultDayIntents = 1000;
 
-const CommandSpec kSpec{
+const CommandSpec kReportSpec{
     .name = "grader report",
     .summary = "the grader matrix and the day of requests on every stage, as one HTML page.",
     .usage = {"--html FILE [--bin-dir DIR] [--seed S] [--day LOG] [--intents N] [--jobs N]"},
@@ -53,7 +53,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int run_report(const std::vector<std::string>& args) {
-  auto line = parse_command_line(kSpec, args);
+  auto line = parse_command_line(kReportSpec, args);
   if (auto* status = std::get_if<int>(&line)) return *status;
   auto& cl = std::get<CommandLine>(line);
   const std::string html = cl.text("--html"), day_log = cl.text("--day");
@@ -65,7 +65,7 @@ int run_report(const std::vector<std::string>& args) {
   cl.number<std::int64_t>("--intents", 1, 1'000'000, intents);
   cl.number("--jobs", 1, 64, jobs);
   if (html.empty()) cl.fail("--html FILE is required");
-  if (cl.failed()) return usage_error(kSpec, cl.error());
+  if (cl.failed()) return usage_error(kReportSpec, cl.error());
   if (bin_dir.empty()) bin_dir = default_bin_dir();
   const std::uint64_t run_seed = seed.value_or(fresh_seed());
 

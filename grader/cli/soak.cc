@@ -32,7 +32,7 @@ constexpr int kSoakLeaseSeconds = 2;
 // Without --every, a progress line every tenth of the rounds.
 constexpr int kProgressLines = 10;
 
-const CommandSpec kSpec{
+const CommandSpec kSoakSpec{
     .name = "grader soak",
     .summary = "crash-and-retry rounds on one server and one database file, each checked in full\n"
                "(LAB.md \"Plumbing\", Reliability: soak).",
@@ -88,7 +88,7 @@ struct SoakOptions {
 
 // The options, or the exit status of a usage error or of --help.
 std::variant<SoakOptions, int> parse_soak_options(const std::vector<std::string>& args) {
-  auto line = parse_command_line(kSpec, args);
+  auto line = parse_command_line(kSoakSpec, args);
   if (auto* status = std::get_if<int>(&line)) return *status;
   auto& cl = std::get<CommandLine>(line);
   SoakOptions o;
@@ -103,7 +103,7 @@ std::variant<SoakOptions, int> parse_soak_options(const std::vector<std::string>
   o.all_findings = cl.has("--all-findings");
   if (!o.server.empty() && (cl.has("--stage") || cl.has("--bin-dir")))
     cl.fail("--server starts its own command: give it without --stage and --bin-dir");
-  if (cl.failed()) return usage_error(kSpec, cl.error());
+  if (cl.failed()) return usage_error(kSoakSpec, cl.error());
   return o;
 }
 
@@ -165,7 +165,7 @@ int run_soak(const std::vector<std::string>& args) {
     const std::string stage = o.stage.empty() ? "6" : o.stage;
     auto binary = find_stage_binary(stage, o.bin_dir);
     if (!binary)
-      return usage_error(kSpec, "no binary for --stage " + stage + " in " +
+      return usage_error(kSoakSpec, "no binary for --stage " + stage + " in " +
                          (o.bin_dir.empty() ? default_bin_dir() : o.bin_dir) +
                          " (build it, or give --bin-dir or --server)");
     command = stage_command(*binary, "--lease " + std::to_string(kSoakLeaseSeconds));

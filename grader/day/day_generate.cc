@@ -15,7 +15,6 @@ namespace {
 
 constexpr std::int64_t kLeaseMs = 30'000;      // the stages' default --lease: a dead claim's wait
 constexpr std::int64_t kDayLengthMs = 9 * 3'600'000LL;  // 09:00 to 18:00
-constexpr std::int64_t kMaxMoney = (1LL << 53) - 1;
 constexpr const char* kCurrency = "KRW";       // the article's teller moves won
 
 class Generator {

@@ -92,5 +92,7 @@ void write_day_log(std::ostream& out, const DayLog& day);
 std::string clock_text(std::int64_t ms_since_midnight);
 std::optional<std::int64_t> parse_clock_text(const std::string& text);
 inline constexpr std::int64_t kDayOpensMs = 9LL * 3600 * 1000;
+// The contract's largest amount (and balance): 2^53 - 1, the largest integer a JSON number keeps exactly.
+inline constexpr std::int64_t kMaxMoney = (1LL << 53) - 1;
 
 }  // namespace grader

@@ -24,6 +24,9 @@ constexpr std::chrono::milliseconds kGatewayTimeout{200};
 // How long a request whose answer was lost may take to finish on the server (the delay above, and slack).
 constexpr std::chrono::milliseconds kFinishPatience{3'000};
 
+// A 2xx came back (a story's exchange may have no response: the connection was cut).
+inline bool succeeded(const Exchange& x) { return x.response && x.response->status / 100 == 2; }
+
 // The lost response itself: `request` is held by the server (Lab-Delay-Ms), the gateway gives up first,
 // and the server finishes anyway; the ledger shows it did. In demo_stories_keys.cc.
 void lose_slow_answer(Scene& scene, const HttpRequest& request, const std::string& memo);

@@ -12,8 +12,6 @@ namespace {
 constexpr const char* kSlowRequestMs = "1500";  // Lab-Delay-Ms
 constexpr std::chrono::milliseconds kRepeatAfter{300};  // the first request has claimed its key by then
 
-bool succeeded(const Exchange& x) { return x.response && x.response->status / 100 == 2; }
-
 bool in_progress(const Exchange& x) {
   return x.response && x.response->status == 409 &&
          x.response->body.find("request-in-progress") != std::string::npos;

@@ -20,7 +20,6 @@ std::string differences(const std::string& first, const std::string& second) {
   return out.empty() ? "the same members, spelled differently" : out;
 }
 
-bool succeeded(const Exchange& x) { return x.response && x.response->status / 100 == 2; }
 int status_of(const Exchange& x) { return x.response ? x.response->status : 0; }
 
 }  // namespace

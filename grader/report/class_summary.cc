@@ -7,11 +7,12 @@
 #include <iostream>
 
 #include "grader/base/xml_escape.h"
+#include "grader/report/decimal_text.h"
 
 namespace grader {
 namespace {
 
-constexpr const char* kStyle = R"(
+constexpr const char* kClassStyle = R"(
 body{font:15px/1.45 system-ui,sans-serif;color:#1a1a1a;background:#fff;margin:0 auto;max-width:1300px;
 padding:0 16px 48px}
 h1{font-size:1.6em;margin:.6em 0 .2em}
@@ -35,12 +36,6 @@ std::string csv_field(std::string text) {
   std::string quoted = "\"";
   for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
-}
-
-std::string seconds_text(double seconds) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", seconds);
-  return buf;
 }
 
 // A learner's name as one path segment of a relative link: anything but letters, digits and -._~ is
@@ -76,7 +71,7 @@ std::string class_csv(const ClassSummary& summary) {
     out += csv_field(row.name) + "," + row.verdict;
     for (int s = 0; s <= summary.stage; ++s)
       out += std::string(",") + word(stage_result(row, s));
-    out += "," + csv_field(row.first_failure) + "," + csv_field(row.anomaly) + "," + seconds_text(row.seconds) + "," +
+    out += "," + csv_field(row.first_failure) + "," + csv_field(row.anomaly) + "," + one_decimal(row.seconds) + "," +
            (row.resumed ? "yes" : "no") + "," + csv_field(row.reason) + "," +
            csv_field(row.reports.empty() ? "" : row.name + "/" + row.reports.front()) + "\n";
   }
@@ -90,7 +85,7 @@ std::string class_html(const ClassSummary& summary) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>" +
-      esc(summary.title) + "</title><style>" + kStyle + "</style></head><body><header><h1>" + esc(summary.title) +
+      esc(summary.title) + "</title><style>" + kClassStyle + "</style></head><body><header><h1>" + esc(summary.title) +
       "</h1>";
   for (const auto& line : summary.about) out += "<p>" + esc(line) + "</p>";
   out += "<p class=\"counts\">" + std::to_string(summary.rows.size()) + " learners: " + std::to_string(passed) +
@@ -108,7 +103,7 @@ std::string class_html(const ClassSummary& summary) {
       out += "<td data-stage=\"" + std::to_string(s) + "\" data-result=\"" + w + "\">" + w + "</td>";
     }
     out += "<td><code>" + esc(row.first_failure) + "</code></td><td>" + esc(row.anomaly) + "</td>";
-    out += "<td class=\"seconds\">" + seconds_text(row.seconds) + (row.resumed ? " (earlier run)" : "") + "</td>";
+    out += "<td class=\"seconds\">" + one_decimal(row.seconds) + (row.resumed ? " (earlier run)" : "") + "</td>";
     out += "<td class=\"reason\">" + esc(row.reason) + "</td><td>";
     for (const auto& file : row.reports)
       out += "<a href=\"" + link_segment(row.name) + "/" + link_segment(file) + "\">" + esc(file) + "</a> ";

@@ -5,23 +5,18 @@
 #include <cstdio>
 
 #include "grader/base/xml_escape.h"
+#include "grader/report/decimal_text.h"
 
 namespace grader {
 namespace {
 
 // Layout, in SVG units: two panels side by side, each a heading and one row per server.
-constexpr double kWidth = 900;
+constexpr double kChartWidth = 900;
 constexpr double kPanelWidth = 440, kPanelGap = 20;
-constexpr double kPanelHeading = 22, kRowHeight = 15, kBarHeight = 10, kPanelBottom = 14;
+constexpr double kPanelHeading = 22, kRowHeight = 15, kChartBarHeight = 10, kPanelBottom = 14;
 constexpr double kLabelWidth = 160;  // server names
 constexpr double kBarsWidth = 220;   // the longest bar; its number stands after it
 constexpr std::size_t kNameChars = 27;
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
 
 std::string heading(Damage d) {
   switch (d) {
@@ -72,8 +67,8 @@ std::string day_chart_svg(const DayReport& day) {
     summary.resize(summary.size() - 2);
     summary += "); ";
   }
-  std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"day-chart\" width=\"" + num(kWidth) +
-                    "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(kWidth) + " " + num(height) +
+  std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"day-chart\" width=\"" + one_decimal(kChartWidth) +
+                    "\" height=\"" + one_decimal(height) + "\" viewBox=\"0 0 " + one_decimal(kChartWidth) + " " + one_decimal(height) +
                     "\" role=\"img\" aria-label=\"" + xml_escape(summary) + "\"><title>" +
                     xml_escape("The day's damage per server") +
                     "</title><style>"
@@ -89,18 +84,18 @@ std::string day_chart_svg(const DayReport& day) {
     const double y0 = static_cast<double>(p / 2) * panel_height;
     const std::int64_t most = largest(day, d == Damage::Conservation ? std::vector<Damage>{d} : counted);
     out += "<g class=\"panel\" data-damage=\"" + xml_escape(std::string(column_name(d))) + "\">";
-    out += "<text class=\"panel-heading\" x=\"" + num(x0) + "\" y=\"" + num(y0 + 15) + "\">" + xml_escape(heading(d)) +
+    out += "<text class=\"panel-heading\" x=\"" + one_decimal(x0) + "\" y=\"" + one_decimal(y0 + 15) + "\">" + xml_escape(heading(d)) +
            "</text>";
     const double bars_x = x0 + kLabelWidth;
-    out += "<line class=\"axis\" x1=\"" + num(bars_x) + "\" y1=\"" + num(y0 + kPanelHeading - 2) + "\" x2=\"" +
-           num(bars_x) + "\" y2=\"" + num(y0 + panel_height - kPanelBottom + 2) + "\"/>";
+    out += "<line class=\"axis\" x1=\"" + one_decimal(bars_x) + "\" y1=\"" + one_decimal(y0 + kPanelHeading - 2) + "\" x2=\"" +
+           one_decimal(bars_x) + "\" y2=\"" + one_decimal(y0 + panel_height - kPanelBottom + 2) + "\"/>";
     for (std::size_t k = 0; k < day.rows.size(); ++k) {
       const DayRow& r = day.rows[k];
       const double y = y0 + kPanelHeading + kRowHeight * static_cast<double>(k);
       std::string name = r.server.size() > kNameChars ? r.server.substr(0, kNameChars - 1) + "~" : r.server;
-      out += "<text x=\"" + num(x0) + "\" y=\"" + num(y + kBarHeight) + "\">" + xml_escape(name) + "</text>";
+      out += "<text x=\"" + one_decimal(x0) + "\" y=\"" + one_decimal(y + kChartBarHeight) + "\">" + xml_escape(name) + "</text>";
       if (!r.error.empty()) {
-        out += "<text x=\"" + num(bars_x + 4) + "\" y=\"" + num(y + kBarHeight) + "\">replay failed</text>";
+        out += "<text x=\"" + one_decimal(bars_x + 4) + "\" y=\"" + one_decimal(y + kChartBarHeight) + "\">replay failed</text>";
         continue;
       }
       const std::int64_t n = r.damage.count(d);
@@ -108,9 +103,9 @@ std::string day_chart_svg(const DayReport& day) {
       const double w =
           n == 0 ? 0 : std::max(2.0, kBarsWidth * static_cast<double>(n < 0 ? -n : n) / static_cast<double>(most));
       if (n != 0)
-        out += "<rect class=\"bar\" x=\"" + num(bars_x) + "\" y=\"" + num(y + 1) + "\" width=\"" + num(w) +
-               "\" height=\"" + num(kBarHeight) + "\"/>";
-      out += "<text class=\"value\" x=\"" + num(bars_x + w + 4) + "\" y=\"" + num(y + kBarHeight) + "\">" +
+        out += "<rect class=\"bar\" x=\"" + one_decimal(bars_x) + "\" y=\"" + one_decimal(y + 1) + "\" width=\"" + one_decimal(w) +
+               "\" height=\"" + one_decimal(kChartBarHeight) + "\"/>";
+      out += "<text class=\"value\" x=\"" + one_decimal(bars_x + w + 4) + "\" y=\"" + one_decimal(y + kChartBarHeight) + "\">" +
              std::to_string(n) + "</text>";
     }
     out += "</g>";

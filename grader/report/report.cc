@@ -13,9 +13,6 @@
 namespace grader {
 namespace {
 
-// In the terminal, unless --all-findings: more would bury the first, which is usually the cause.
-constexpr std::size_t kFindingsShown = 3;
-
 const char* paint(bool colour, const char* code) { return colour ? code : ""; }
 constexpr const char* kRed = "\033[31m";
 constexpr const char* kGreen = "\033[32m";

@@ -10,6 +10,7 @@
 // Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
 #pragma once
 
+#include <cstddef>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -19,6 +20,10 @@
 namespace grader {
 
 bool use_colour(int fd);
+
+// Findings shown in full, in the terminal (unless --all-findings) and on the HTML page (the rest fold under a
+// <details>): more would bury the first, which is usually the cause, and a burst check has one per key.
+inline constexpr std::size_t kFindingsShown = 3;
 
 // The failure's full text, without colour (also the "output" of results.json and JUnit). With all_findings
 // false (the terminal's default) only the first few findings are shown, and a line says how many more.

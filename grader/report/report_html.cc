@@ -11,6 +11,7 @@
 #include "grader/base/xml_escape.h"
 #include "grader/demo/demo_scene.h"
 #include "grader/report/day_chart_svg.h"
+#include "grader/report/report.h"
 #include "grader/report/timeline_svg.h"
 
 namespace grader {
@@ -19,8 +20,6 @@ namespace {
 // A check that sent more attempts than this has only some of its keys drawn (events_shown): a burst check
 // sends hundreds, and one key's burst shows its anomaly as well as all of them would.
 constexpr std::size_t kAttemptsDrawn = 40;
-// Findings shown in full; the rest fold under a <details> (a burst check has one per key).
-constexpr std::size_t kFindingsShown = 3;
 // Marked attempts whose request and response are written out; the timeline shows all of them.
 constexpr std::size_t kAttemptsShown = 8;
 // A body longer than this is cut in the page (its full length is said).

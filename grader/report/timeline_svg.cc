@@ -12,6 +12,7 @@
 
 #include "grader/base/xml_escape.h"
 #include "grader/demo/demo_scene.h"
+#include "grader/report/decimal_text.h"
 
 namespace grader {
 namespace {
@@ -30,12 +31,6 @@ constexpr std::size_t kKeyLabelChars = 22;      // a longer key is cut; its band
 // each other and start in one column.
 constexpr double kSameMomentMs = 1.0;
 constexpr double kCharWidth = 5.6;  // of 10px sans-serif text, about: where the legend's next item goes
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
 
 std::string attr(const char* name, const std::string& value) {
   return std::string(" ") + name + "=\"" + xml_escape(value) + "\"";
@@ -159,9 +154,9 @@ std::string describe(const Op& op) {
 }
 
 std::string times_text(const Op& op, double zero) {
-  std::string text = "sent at " + num(op.invoke->t_ms - zero) + " ms";
-  if (op.completion) text += ", client's end at " + num(op.completion->t_ms - zero) + " ms";
-  if (op.ended) text += ", server's end at " + num(op.ended->t_ms - zero) + " ms";
+  std::string text = "sent at " + one_decimal(op.invoke->t_ms - zero) + " ms";
+  if (op.completion) text += ", client's end at " + one_decimal(op.completion->t_ms - zero) + " ms";
+  if (op.ended) text += ", server's end at " + one_decimal(op.ended->t_ms - zero) + " ms";
   return text;
 }
 
@@ -202,56 +197,56 @@ std::string bar(const Op& op, const Moments& m, double y, const std::string& hat
   const double x = m.left(op.start) + m.gap();
   const double top = y + kBarTop, mid = top + kBarHeight / 2;
   if (op.open_ended()) {
-    std::string out = "<rect class=\"bar bar-unknown\" x=\"" + num(x) + "\" y=\"" + num(top) + "\" width=\"" +
-                      num(kPlotRight - x) + "\" height=\"" + num(kBarHeight) + "\"/>";
-    out += "<text class=\"open-end\" x=\"" + num(kPlotRight + 3) + "\" y=\"" + num(top + kBarHeight) + "\">?</text>";
+    std::string out = "<rect class=\"bar bar-unknown\" x=\"" + one_decimal(x) + "\" y=\"" + one_decimal(top) + "\" width=\"" +
+                      one_decimal(kPlotRight - x) + "\" height=\"" + one_decimal(kBarHeight) + "\"/>";
+    out += "<text class=\"open-end\" x=\"" + one_decimal(kPlotRight + 3) + "\" y=\"" + one_decimal(top + kBarHeight) + "\">?</text>";
     if (op.ended) {
       const double tick = m.middle(m.of(*op.ended));
       out += "<g class=\"ended\"><title>server ended it: " +
              xml_escape(op.ended->response ? status_line(op.ended->response->status) : op.ended->error) +
-             "</title><line x1=\"" + num(tick) + "\" y1=\"" + num(top - 3) + "\" x2=\"" + num(tick) + "\" y2=\"" +
-             num(top + kBarHeight + 3) + "\"/></g>";
+             "</title><line x1=\"" + one_decimal(tick) + "\" y1=\"" + one_decimal(top - 3) + "\" x2=\"" + one_decimal(tick) + "\" y2=\"" +
+             one_decimal(top + kBarHeight + 3) + "\"/></g>";
     }
     return out;
   }
   const double x2 = std::max(x + 2, m.right(op.end) - m.gap());
   const bool ok = op.completion->type == EventType::Ok;
   std::string out = "<rect class=\"bar " + std::string(ok ? "bar-ok" : "bar-fail") + "\"" +
-                    (ok ? "" : attr("fill", "url(#" + hatch_id + ")")) + " x=\"" + num(x) + "\" y=\"" + num(top) +
-                    "\" width=\"" + num(x2 - x) + "\" height=\"" + num(kBarHeight) + "\"/>";
+                    (ok ? "" : attr("fill", "url(#" + hatch_id + ")")) + " x=\"" + one_decimal(x) + "\" y=\"" + one_decimal(top) +
+                    "\" width=\"" + one_decimal(x2 - x) + "\" height=\"" + one_decimal(kBarHeight) + "\"/>";
   if (!ok)
-    out += "<path class=\"cap\" d=\"M" + num(x2 - 3) + " " + num(mid - 3) + "L" + num(x2 + 3) + " " + num(mid + 3) +
-           "M" + num(x2 - 3) + " " + num(mid + 3) + "L" + num(x2 + 3) + " " + num(mid - 3) + "\"/>";
+    out += "<path class=\"cap\" d=\"M" + one_decimal(x2 - 3) + " " + one_decimal(mid - 3) + "L" + one_decimal(x2 + 3) + " " + one_decimal(mid + 3) +
+           "M" + one_decimal(x2 - 3) + " " + one_decimal(mid + 3) + "L" + one_decimal(x2 + 3) + " " + one_decimal(mid - 3) + "\"/>";
   return out;
 }
 
 // What the shapes mean, in one row: each item a small shape and its words.
 std::string legend(double y, const std::string& hatch_id) {
-  const std::string top = num(y - 8), bottom = num(y + 1);
+  const std::string top = one_decimal(y - 8), bottom = one_decimal(y + 1);
   std::string out = "<g class=\"legend\" aria-hidden=\"true\">";
   double x = kPlotLeft;
   auto words = [&](double shape_width, const std::string& text) {
-    out += "<text x=\"" + num(x + shape_width + 4) + "\" y=\"" + num(y) + "\">" + text + "</text>";
+    out += "<text x=\"" + one_decimal(x + shape_width + 4) + "\" y=\"" + one_decimal(y) + "\">" + text + "</text>";
     x += shape_width + 4 + kCharWidth * static_cast<double>(text.size()) + 14;
   };
-  out += "<rect class=\"legend-ok\" x=\"" + num(x) + "\" y=\"" + top + "\" width=\"22\" height=\"9\"/>";
+  out += "<rect class=\"legend-ok\" x=\"" + one_decimal(x) + "\" y=\"" + top + "\" width=\"22\" height=\"9\"/>";
   words(22, "answered 2xx");
-  out += "<rect class=\"legend-fail\"" + attr("fill", "url(#" + hatch_id + ")") + " x=\"" + num(x) + "\" y=\"" + top +
-         "\" width=\"22\" height=\"9\"/><path class=\"cap\" d=\"M" + num(x + 19) + " " + num(y - 6.5) + "L" +
-         num(x + 25) + " " + num(y - 0.5) + "M" + num(x + 19) + " " + num(y - 0.5) + "L" + num(x + 25) + " " +
-         num(y - 6.5) + "\"/>";
+  out += "<rect class=\"legend-fail\"" + attr("fill", "url(#" + hatch_id + ")") + " x=\"" + one_decimal(x) + "\" y=\"" + top +
+         "\" width=\"22\" height=\"9\"/><path class=\"cap\" d=\"M" + one_decimal(x + 19) + " " + one_decimal(y - 6.5) + "L" +
+         one_decimal(x + 25) + " " + one_decimal(y - 0.5) + "M" + one_decimal(x + 19) + " " + one_decimal(y - 0.5) + "L" + one_decimal(x + 25) + " " +
+         one_decimal(y - 6.5) + "\"/>";
   words(26, "error status");
-  out += "<rect class=\"legend-unknown\" x=\"" + num(x) + "\" y=\"" + top +
-         "\" width=\"30\" height=\"9\"/><line class=\"legend-ended\" x1=\"" + num(x + 15) + "\" y1=\"" + num(y - 11) +
-         "\" x2=\"" + num(x + 15) + "\" y2=\"" + num(y + 4) + "\"/><text x=\"" + num(x + 33) + "\" y=\"" + num(y) +
+  out += "<rect class=\"legend-unknown\" x=\"" + one_decimal(x) + "\" y=\"" + top +
+         "\" width=\"30\" height=\"9\"/><line class=\"legend-ended\" x1=\"" + one_decimal(x + 15) + "\" y1=\"" + one_decimal(y - 11) +
+         "\" x2=\"" + one_decimal(x + 15) + "\" y2=\"" + one_decimal(y + 4) + "\"/><text x=\"" + one_decimal(x + 33) + "\" y=\"" + one_decimal(y) +
          "\">?</text>";
   words(38, "no response; | the server's end");
-  out += "<g class=\"legend-marker\"><polygon points=\"" + num(x) + "," + bottom + " " + num(x + 6) + "," + num(y - 9) +
-         " " + num(x + 12) + "," + bottom + "\"/><text x=\"" + num(x + 6) + "\" y=\"" + num(y) +
+  out += "<g class=\"legend-marker\"><polygon points=\"" + one_decimal(x) + "," + bottom + " " + one_decimal(x + 6) + "," + one_decimal(y - 9) +
+         " " + one_decimal(x + 12) + "," + bottom + "\"/><text x=\"" + one_decimal(x + 6) + "\" y=\"" + one_decimal(y) +
          "\" text-anchor=\"middle\" font-size=\"8\">!</text></g>";
   words(12, "anomaly");
-  out += "<line class=\"legend-fault\" x1=\"" + num(x + 2) + "\" y1=\"" + num(y - 10) + "\" x2=\"" + num(x + 2) +
-         "\" y2=\"" + num(y + 3) + "\"/>";
+  out += "<line class=\"legend-fault\" x1=\"" + one_decimal(x + 2) + "\" y1=\"" + one_decimal(y - 10) + "\" x2=\"" + one_decimal(x + 2) +
+         "\" y2=\"" + one_decimal(y + 3) + "\"/>";
   words(4, "fault: crash, restart, clock");
   return out + "</g>";
 }
@@ -327,13 +322,13 @@ std::string timeline_svg(const std::vector<Event>& events, const std::vector<Tim
 
   const std::string hatch_id = id_prefix + "hatch";
   std::string out =
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"" + num(kWidth) + "\" height=\"" +
-      num(height) + "\" viewBox=\"0 0 " + num(kWidth) + " " + num(height) + "\" role=\"group\"" +
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"" + one_decimal(kWidth) + "\" height=\"" +
+      one_decimal(height) + "\" viewBox=\"0 0 " + one_decimal(kWidth) + " " + one_decimal(height) + "\" role=\"group\"" +
       attr("aria-label", "timeline of " + std::to_string(ops.size()) + " attempts under " +
                              std::to_string(bands.size()) + " keys, " + std::to_string(marks_of.size()) + " marked") +
       ">" + style() + hatch_pattern(hatch_id);
   if (ops.empty())
-    out += "<text x=\"" + num(kPlotLeft) + "\" y=\"" + num(header + 10) + "\">no request was recorded</text>";
+    out += "<text x=\"" + one_decimal(kPlotLeft) + "\" y=\"" + one_decimal(header + 10) + "\">no request was recorded</text>";
 
   // The key bands: a shade on every other one, a rule above each, the key and its count of attempts.
   for (std::size_t b = 0; b < bands.size(); ++b) {
@@ -342,12 +337,12 @@ std::string timeline_svg(const std::vector<Event>& events, const std::vector<Tim
     out += "<g class=\"key-band\"" + attr("data-key", bands[b].key.value_or("")) + "><title>" +
            xml_escape(key_text(bands[b].key) + ": " + std::to_string(bands[b].attempts) + " attempts") + "</title>";
     if (b % 2 == 1)
-      out += "<rect class=\"band-shade\" x=\"0\" y=\"" + num(bands[b].top) + "\" width=\"" + num(kWidth) +
-             "\" height=\"" + num(h) + "\"/>";
-    out += "<line class=\"band-rule\" x1=\"0\" y1=\"" + num(bands[b].top) + "\" x2=\"" + num(kWidth) + "\" y2=\"" +
-           num(bands[b].top) + "\"/>";
-    out += "<text x=\"4\" y=\"" + num(bands[b].top + 11) + "\">" + xml_escape(label) + "</text>";
-    out += "<text x=\"4\" y=\"" + num(bands[b].top + 22) + "\">" + std::to_string(bands[b].attempts) +
+      out += "<rect class=\"band-shade\" x=\"0\" y=\"" + one_decimal(bands[b].top) + "\" width=\"" + one_decimal(kWidth) +
+             "\" height=\"" + one_decimal(h) + "\"/>";
+    out += "<line class=\"band-rule\" x1=\"0\" y1=\"" + one_decimal(bands[b].top) + "\" x2=\"" + one_decimal(kWidth) + "\" y2=\"" +
+           one_decimal(bands[b].top) + "\"/>";
+    out += "<text x=\"4\" y=\"" + one_decimal(bands[b].top + 11) + "\">" + xml_escape(label) + "</text>";
+    out += "<text x=\"4\" y=\"" + one_decimal(bands[b].top + 22) + "\">" + std::to_string(bands[b].attempts) +
            (bands[b].attempts == 1 ? " attempt" : " attempts") + "</text></g>";
   }
 
@@ -356,10 +351,10 @@ std::string timeline_svg(const std::vector<Event>& events, const std::vector<Tim
     const Event& f = *faults[k];
     const double x = moments.left(moments.of(f));
     out += "<g class=\"fault\"" + attr("data-fault", f.fault) + "><title>" +
-           xml_escape(f.fault + ": " + f.detail + " (at " + num(f.t_ms - moments.first_ms()) + " ms)") + "</title>";
-    out += "<line x1=\"" + num(x) + "\" y1=\"" + num(k % 2 == 0 ? 4.0 : 17.0) + "\" x2=\"" + num(x) + "\" y2=\"" +
-           num(lanes_bottom) + "\"/>";
-    out += "<text x=\"" + num(x + 3) + "\" y=\"" + num(k % 2 == 0 ? 13.0 : 26.0) + "\">" + xml_escape(fault_label(f)) +
+           xml_escape(f.fault + ": " + f.detail + " (at " + one_decimal(f.t_ms - moments.first_ms()) + " ms)") + "</title>";
+    out += "<line x1=\"" + one_decimal(x) + "\" y1=\"" + one_decimal(k % 2 == 0 ? 4.0 : 17.0) + "\" x2=\"" + one_decimal(x) + "\" y2=\"" +
+           one_decimal(lanes_bottom) + "\"/>";
+    out += "<text x=\"" + one_decimal(x + 3) + "\" y=\"" + one_decimal(k % 2 == 0 ? 13.0 : 26.0) + "\">" + xml_escape(fault_label(f)) +
            "</text></g>";
   }
 
@@ -392,13 +387,13 @@ std::string timeline_svg(const std::vector<Event>& events, const std::vector<Tim
     out += bar(*op, moments, lane_top, hatch_id);
     double text_x = moments.left(op->start) + moments.gap();
     if (!anomalies.empty()) {
-      out += "<g class=\"marker\"><polygon points=\"" + num(text_x) + "," + num(lane_top + 11) + " " + num(text_x + 6) +
-             "," + num(lane_top + 1) + " " + num(text_x + 12) + "," + num(lane_top + 11) + "\"/><text x=\"" +
-             num(text_x + 6) + "\" y=\"" + num(lane_top + 10) +
+      out += "<g class=\"marker\"><polygon points=\"" + one_decimal(text_x) + "," + one_decimal(lane_top + 11) + " " + one_decimal(text_x + 6) +
+             "," + one_decimal(lane_top + 1) + " " + one_decimal(text_x + 12) + "," + one_decimal(lane_top + 11) + "\"/><text x=\"" +
+             one_decimal(text_x + 6) + "\" y=\"" + one_decimal(lane_top + 10) +
              "\" text-anchor=\"middle\" font-size=\"8\">!</text></g>";
       text_x += 14;
     }
-    out += "<text class=\"status\" x=\"" + num(text_x) + "\" y=\"" + num(lane_top + 10) + "\">" +
+    out += "<text class=\"status\" x=\"" + one_decimal(text_x) + "\" y=\"" + one_decimal(lane_top + 10) + "\">" +
            xml_escape(status_label(*op));
     if (!anomalies.empty()) out += "<tspan class=\"anomaly-name\" dx=\"5\">" + xml_escape(anomalies) + "</tspan>";
     out += "</text></g>";
@@ -406,12 +401,12 @@ std::string timeline_svg(const std::vector<Event>& events, const std::vector<Tim
 
   // The span of time the columns stand for, and what the shapes mean.
   const double span = moments.span_ms();
-  out += "<text class=\"span\" x=\"" + num(kPlotLeft) + "\" y=\"" + num(lanes_bottom + 14) +
-         "\">0 ms</text><text class=\"span\" x=\"" + num((kPlotLeft + kPlotRight) / 2) + "\" y=\"" +
-         num(lanes_bottom + 14) +
+  out += "<text class=\"span\" x=\"" + one_decimal(kPlotLeft) + "\" y=\"" + one_decimal(lanes_bottom + 14) +
+         "\">0 ms</text><text class=\"span\" x=\"" + one_decimal((kPlotLeft + kPlotRight) / 2) + "\" y=\"" +
+         one_decimal(lanes_bottom + 14) +
          "\" text-anchor=\"middle\">left to right: the order things happened, one column per moment (not to "
          "scale)</text><text class=\"span\" x=\"" +
-         num(kPlotRight) + "\" y=\"" + num(lanes_bottom + 14) + "\" text-anchor=\"end\">" + num(span) + " ms</text>";
+         one_decimal(kPlotRight) + "\" y=\"" + one_decimal(lanes_bottom + 14) + "\" text-anchor=\"end\">" + one_decimal(span) + " ms</text>";
   out += legend(lanes_bottom + 34, hatch_id);
   return out + "</svg>";
 }

@@ -12,7 +12,7 @@ using grader::testing::occurrences;
 namespace {
 
 // A made-up history: each call appends one event, as History would record it.
-struct Story {
+struct MadeUpHistory {
   std::vector<Event> events;
 
   void invoke(std::int64_t op, double t, std::optional<std::string> key, const std::string& intent = "i1") {
@@ -72,7 +72,7 @@ std::string height_of(std::size_t lanes) { return "height=\"" + std::to_string(6
 }  // namespace
 
 TEST_CASE("a retry sent after its first attempt ended reuses the first attempt's lane") {
-  Story s;
+  MadeUpHistory s;
   s.answered(1, 0, "\"k1\"", 201);
   s.answered(2, 20, "\"k1\"", 201, true);
   const std::string svg = timeline_svg(s.events, {});
@@ -81,7 +81,7 @@ TEST_CASE("a retry sent after its first attempt ended reuses the first attempt's
 }
 
 TEST_CASE("simultaneous copies of one key stand in lanes of their own, and each key has its band") {
-  Story s;
+  MadeUpHistory s;
   s.invoke(1, 0, "\"k1\"");
   s.invoke(2, 0.2, "\"k1\"");
   s.invoke(3, 0.4, std::nullopt);
@@ -95,7 +95,7 @@ TEST_CASE("simultaneous copies of one key stand in lanes of their own, and each 
 }
 
 TEST_CASE("each attempt says how it ended in its attributes, its text and its shape, not only its colour") {
-  Story s;
+  MadeUpHistory s;
   s.answered(1, 0, "\"k1\"", 201);
   s.answered(2, 20, "\"k1\"", 201, true);
   s.answered(3, 40, "\"k1\"", 409);
@@ -113,7 +113,7 @@ TEST_CASE("each attempt says how it ended in its attributes, its text and its sh
 }
 
 TEST_CASE("an attempt without an answer runs open-ended to the right edge, and the server's end is a tick on it") {
-  Story s;
+  MadeUpHistory s;
   s.invoke(1, 0, "\"k1\"");
   s.no_answer(1, 1);
   s.answered(2, 20, "\"k1\"", 201);  // a retry: the first attempt's lane is never free again
@@ -128,7 +128,7 @@ TEST_CASE("an attempt without an answer runs open-ended to the right edge, and t
 }
 
 TEST_CASE("a fault is a line across every lane, labelled") {
-  Story s;
+  MadeUpHistory s;
   s.invoke(1, 0, "\"k1\"");
   s.no_answer(1, 5);
   s.fault(6, "lab-crash", "before-money");
@@ -140,7 +140,7 @@ TEST_CASE("a fault is a line across every lane, labelled") {
 }
 
 TEST_CASE("a marked attempt has a marker, its anomaly and a title, and the first marked in time is first-violation") {
-  Story s;
+  MadeUpHistory s;
   s.answered(1, 0, "\"k1\"", 201);
   s.answered(2, 20, "\"k1\"", 201);
   s.answered(3, 40, "\"k1\"", 201);
@@ -157,7 +157,7 @@ TEST_CASE("a marked attempt has a marker, its anomaly and a title, and the first
 }
 
 TEST_CASE("a key with < & and \" is escaped in every attribute and text") {
-  Story s;
+  MadeUpHistory s;
   s.answered(1, 0, "\"<&\"x\"", 201);
   const std::string svg = timeline_svg(s.events, {{1, "double-apply", "key \"<&\"x\" twice", 2}});
   CHECK_THAT(svg, !Catch::Contains("<&"));
@@ -166,7 +166,7 @@ TEST_CASE("a key with < & and \" is escaped in every attribute and text") {
 }
 
 TEST_CASE("the same history gives the same picture") {
-  Story s;
+  MadeUpHistory s;
   s.invoke(1, 0, "\"k1\"");
   s.no_answer(1, 1);
   s.fault(2, "restart", "same database");
@@ -176,7 +176,7 @@ TEST_CASE("the same history gives the same picture") {
 }
 
 TEST_CASE("a finding marks its ops, or else every attempt of its intent, or nothing") {
-  Story s;
+  MadeUpHistory s;
   s.answered(1, 0, "\"k1\"", 201);  // intent i1
   s.answered(2, 20, "\"k1\"", 201);
   s.invoke(3, 40, "\"k2\"", "i2");

@@ -68,12 +68,33 @@ class LabRegions(unittest.TestCase):
         self.refused("// LAB BEGIN 7 late\n// LAB END\n", "f.cc:1: expected 'LAB BEGIN <stage 2-6> <name>'")
         self.refused("// LAB BEGIN 3\n// LAB END\n", "f.cc:1: expected")
 
-    def keep(self, upto):
+    def keep_with_line_directives(self, upto):
         self.write(SAMPLE)
         out = os.path.join(self.dir.name, f"out{upto}")
         result = run("keep", "--upto", str(upto), self.src, out)
         self.assertEqual(result.returncode, 0, result.stderr)
-        return open(os.path.join(out, "f.cc")).read()
+        with open(os.path.join(out, "f.cc")) as f:
+            return f.read()
+
+    def keep(self, upto):
+        """The kept text without its #line directives."""
+        return "".join(line for line in self.keep_with_line_directives(upto).splitlines(keepends=True)
+                       if not line.startswith("#line "))
+
+    def test_keep_names_each_line_of_the_source_where_it_stands_there(self):
+        # A compiler error in the copy must name the learner's file and line: each line that follows a
+        # "#line N" directive is line N (and the next ones N+1, ...) of the source.
+        source = SAMPLE.splitlines(keepends=True)
+        for upto in (1, 2, 6):
+            text = self.keep_with_line_directives(upto)
+            self.assertTrue(text.startswith(f'#line 1 "{os.path.join(self.src, "f.cc")}"\n'), text)
+            number = None
+            for line in text.splitlines(keepends=True):
+                if line.startswith("#line "):
+                    number = int(line.split()[1])
+                    continue
+                self.assertEqual(line, source[number - 1], f"--upto {upto}: line {number}")
+                number += 1
 
     def test_keep_takes_the_lessons_up_to_the_stage_and_the_else_parts_after(self):
         self.assertEqual(self.keep(1), "int f() {\n  int x = 1;\n  x += 0;\n  return x;\n}\n")
