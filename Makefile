@@ -17,7 +17,7 @@ SLOW_WRITE_MS ?= 10
 TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp
 TSAN_ARGS  := -DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread
 
-.PHONY: all deps build test browser-test demo playground grade starter starter-check asan tsan sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants mutation-score soak load fuzz bench bench-day multi class-demo class-check clean help
+.PHONY: all deps build first-contact test browser-test demo playground grade starter starter-check asan tsan sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants mutation-score soak load fuzz bench bench-day multi class-demo class-check clean help
 
 all: build
 
@@ -44,6 +44,7 @@ help:
 	@echo "make class-demo    grader class on 30 made-up submissions (stages, wrong turns, mutants, hostile servers), timed"
 	@echo "make class-check   the same class checked: each row equals grading that learner alone, a rerun grades nobody"
 	@echo "make multi         stage 6 on PostgreSQL, three instances on one database: crash, pause, the day; zero damage"
+	@echo "make first-contact fresh clones timed: make demo to the day's table, a starter's first grade, make test (~25 min)"
 	@echo "make clean         remove build folders"
 
 deps:
@@ -208,6 +209,13 @@ class-demo: build
 # which checks a class of 8 the same way.
 class-check: build
 	python3 tests/grader/check_class.py class30 $(BUILD)/grader/grader $(BUILD)/stages $(BUILD)/class-check
+
+# The first minutes of each user, measured on fresh clones of HEAD with an empty compiler cache (LAB.md
+# "Getting started", first contact): make demo to the day's table, a starter copy's first make grade STAGE=1,
+# make test from a fresh clone and again after its build. Figures printed, never asserted.
+first-contact: deps
+	@scripts/ensure-deps.sh browser postgres bubblewrap
+	@scripts/first-contact.sh
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz
