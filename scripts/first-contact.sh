@@ -46,7 +46,7 @@ echo "first-contact: fresh clones of $(git -C "$src" rev-parse --short HEAD) in 
 echo "first-contact: make demo in a fresh clone (a few minutes)"
 git clone -q "$src" "$work/demo"
 read -r to_table total status < <(cd "$work/demo" && export CCACHE_DIR="$work/ccache-demo" && run_timed "$work/demo.log" \
-  'intents.*stage|^ *stage *intents|duplicate' -- make demo)
+  '^server +sends/s' -- make demo)
 [[ $status -eq 0 ]] || { tail -n 30 "$work/demo.log"; echo "first-contact: make demo failed" >&2; exit 1; }
 add_row "make demo, to the day's table" "$to_table" "<= 300" "(all of make demo: $total s; load $(load))"
 
