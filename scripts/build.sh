@@ -32,7 +32,11 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
   command -v ninja >/dev/null && configure_args+=(-G Ninja)
   # CCACHE_BASEDIR=/ makes every path in a compile command relative, and CCACHE_NOHASHDIR leaves the
   # folder out of the hash, so the same source compiled in another copy of the lab is a hit.
-  command -v ccache >/dev/null && configure_args+=("-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=/;CCACHE_NOHASHDIR=1;ccache")
+  # Only where ccache can keep its cache (a read-only home would fail every compile).
+  if command -v ccache >/dev/null && cache_dir=$(ccache -k cache_dir 2>/dev/null) &&
+     mkdir -p "$cache_dir" 2>/dev/null && [[ -w "$cache_dir" ]]; then
+    configure_args+=("-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=/;CCACHE_NOHASHDIR=1;ccache")
+  fi
   need_configure=1
 elif ! grep -qx "LAB_WERROR:BOOL=$werror" "$build/CMakeCache.txt"; then
   need_configure=1   # configured before LAB_WERROR existed, or with another value: once again
