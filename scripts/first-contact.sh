@@ -18,8 +18,8 @@ work=$(mktemp -d /tmp/first-contact.XXXXXX)
 rows=()
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-# run_timed NAME LOG [PATTERN] -- COMMAND...: runs COMMAND, its output in LOG; prints the seconds to the
-# first line matching PATTERN (or to the end) and the command's status.
+# run_timed LOG PATTERN -- COMMAND...: runs COMMAND, its output in LOG; prints the seconds to the first
+# line matching PATTERN (to the end when PATTERN is '' or never matches), to the end, and the status.
 run_timed() {
   local log=$1 pattern=$2; shift 3
   python3 - "$log" "$pattern" "$@" <<'EOF'
@@ -38,6 +38,8 @@ print(f"{first if first is not None else end:.0f} {end:.0f} {status}")
 EOF
 }
 
+# ctest's last summary in a log: "100% tests passed, 0 tests failed out of 539".
+test_summary() { grep -oE '[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$1" | tail -n 1; }
 add_row() { rows+=("$(printf '%-40s %6s s   goal %-8s %s' "$1" "$2" "$3" "$4")"); echo "${rows[-1]}"; }
 
 export NO_COLOR=1
@@ -61,11 +63,9 @@ add_row "starter: first make grade STAGE=1" "$total" "<= 180" "($(wc -l <"$work/
 echo "first-contact: make test in a second fresh clone (builds everything: ten minutes and more)"
 git clone -q "$src" "$work/test"
 read -r _ total status < <(cd "$work/test" && export CCACHE_DIR="$work/ccache-test" && run_timed "$work/test.log" '' -- make test)
-tests=$(grep -oE '[0-9]+ tests passed, [0-9]+ tests failed out of [0-9]+|[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$work/test.log" | tail -n 1)
-add_row "make test, from a fresh clone" "$total" "<= 720" "($tests; status $status; load $(load))"
+add_row "make test, from a fresh clone" "$total" "<= 720" "($(test_summary "$work/test.log"); status $status; load $(load))"
 read -r _ total status < <(cd "$work/test" && export CCACHE_DIR="$work/ccache-test" && run_timed "$work/test2.log" '' -- make test)
-tests=$(grep -oE '[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$work/test2.log" | tail -n 1)
-add_row "make test, after the build" "$total" "<= 150" "($tests; status $status; load $(load))"
+add_row "make test, after the build" "$total" "<= 150" "($(test_summary "$work/test2.log"); status $status; load $(load))"
 
 echo
 echo "first-contact on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')):"

@@ -103,9 +103,11 @@ def render(parts, upto, todo, line_directives_for=None):
                                    f"{region['name']}. LAB.md \"{SECTIONS[region['stage']]}\".\n"))
         numbered.extend(region["else"])
     out, expected = [], None
+    # A #line file name is a C string literal: a backslash or a quote in the path is escaped.
+    quoted = (line_directives_for or "").replace("\\", "\\\\").replace('"', '\\"')
     for number, line in numbered:
         if line_directives_for is not None and number is not None and number != expected:
-            out.append(f'#line {number} "{line_directives_for}"\n')
+            out.append(f'#line {number} "{quoted}"\n')
         out.append(line)
         expected = None if number is None else number + 1
     return "".join(out)
