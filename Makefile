@@ -5,7 +5,7 @@ TEST_ENV   ?=
 JOBS       ?= $(shell nproc)
 # Tests at a time: most of a test's time is spent waiting on the servers it starts (leases, timeouts, the
 # grader's patience), so three per core finish sooner; CPU-heavy ones are marked (chromium: one at a time).
-# No verdict depends on the machine's load (LAB.md "The grader", what it assumes about time).
+# No verdict depends on the machine's load (docs/teach/grader.md "The grader", what it assumes about time).
 TEST_JOBS  ?= $(shell echo $$(( $$(nproc) * 3 )))
 CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 # Warnings are errors in every build made here (make test, asan, tsan, CI); CMake's own default is OFF.
@@ -63,7 +63,7 @@ test: build
 	@scripts/ensure-deps.sh browser postgres bubblewrap
 	cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -j$(TEST_JOBS)
 
-# Only the browser tests (LAB.md "The playground"): the CDP harness, the report, the playground's tours and
+# Only the browser tests (docs/teach/the-playground.md "The playground"): the CDP harness, the report, the playground's tours and
 # free mode, in headless chromium; screenshots in $(BUILD)/test-output/screenshots/. The report test runs
 # the grader matrix first (its report is the matrix's --html).
 browser-test: build
@@ -75,13 +75,13 @@ demo: deps
 	@$(BUILD_ENV) scripts/build.sh --quiet "the stage servers and the grader" stage_servers grader
 	@BUILD=$(BUILD) scripts/demo.sh
 
-# The browser playground (LAB.md "The playground"): guided tours and free play on the real stage servers.
+# The browser playground (docs/teach/the-playground.md "The playground"): guided tours and free play on the real stage servers.
 PORT ?= 8090
 playground: deps
 	@$(BUILD_ENV) scripts/build.sh --quiet "the playground and the stage servers" playground stage_servers
 	$(BUILD)/playground/playground --port $(PORT) --bin-dir $(BUILD)/stages
 
-# The learner's path (LAB.md "For learners"): the starter copy, and the loop of grading one's own server.
+# The learner's path (docs/learn/for-learners.md "For learners"): the starter copy, and the loop of grading one's own server.
 STAGE ?= 1
 # With SERVER= the learner's server is their own: only the grader is built.
 grade: deps
@@ -110,7 +110,7 @@ sanitize: deps
 	@scripts/ensure-deps.sh browser postgres bubblewrap
 	@JOBS=$(JOBS) scripts/sanitize.sh asan tsan
 
-# The grader's verdict must not depend on how fast the server or the machine is (LAB.md "The grader",
+# The grader's verdict must not depend on how fast the server or the machine is (docs/teach/grader.md "The grader",
 # what it assumes about time): the matrix must hold its staircase for SEEDS seeds in a row on a server
 # slowed on purpose, and on the ThreadSanitizer build. FIRST_SEED=S repeats a run's seeds.
 slow-matrix: build
@@ -129,7 +129,7 @@ mutants: build
 	cmake --build $(BUILD) --target mutants -j$(JOBS)
 	$(BUILD)/grader/grader mutants --bin-dir $(BUILD)/stages --mutants grader/mutants --seeds $(MUTANT_SEEDS)
 
-# The grader against the mistakes nobody wrote (scripts/mutation_score.py, LAB.md "Mutation score"): a sample
+# The grader against the mistakes nobody wrote (scripts/mutation_score.py, docs/teach/grader-checks-itself.md "Mutation score: the mistakes nobody wrote"): a sample
 # of the operator mutants of stages 2-6's lesson code, each built and graded at its own stage; the score, every
 # survivor, $(BUILD)/mutation-score/results.json. No new mutant starts after MUTATION_MINUTES.
 MUTATION_SAMPLE  ?= 100
@@ -138,14 +138,14 @@ mutation-score: build
 	python3 scripts/mutation_score.py --build $(BUILD) --sample $(MUTATION_SAMPLE) \
 	  --budget-minutes $(MUTATION_MINUTES) --jobs $(JOBS)
 
-# Crash-and-retry rounds on one stage 6 server and database file, each checked in full (LAB.md "Plumbing",
+# Crash-and-retry rounds on one stage 6 server and database file, each checked in full (docs/reference/plumbing.md "Plumbing",
 # Reliability: soak). Without SEED the grader draws one and prints it.
 ROUNDS ?= 200
 SEED   ?=
 soak: build
 	$(BUILD)/grader/grader soak --rounds $(ROUNDS) $(if $(SEED),--seed $(SEED)) --bin-dir $(BUILD)/stages
 
-# Stage 6 under bounded loopback load (LAB.md "Plumbing", Reliability, "Load"): no errors but the expected
+# Stage 6 under bounded loopback load (docs/reference/plumbing.md "Plumbing", Reliability, "Load"): no errors but the expected
 # 409s, every connection answered, slow clients do not stop it, nothing lost, memory flat. Not part of
 # `make test`: it takes about 40 s of full load. SECONDS_PER_PHASE=S lengthens each of its three phases.
 SECONDS_PER_PHASE ?= 8
@@ -157,7 +157,7 @@ gradescope: build
 
 # libFuzzer targets (clang, ASan+UBSan, build-fuzz) for the body validator, the canonicalizer, the key parser
 # and the admin inputs, then the HTTP mutation fuzzer against a stage 6 server of $(BUILD). SECONDS in all,
-# shared equally (scripts/fuzz.sh). LAB.md "Reliability", Fuzzing. Not part of `make test`, which only replays
+# shared equally (scripts/fuzz.sh). docs/reference/plumbing.md "Reliability", Fuzzing. Not part of `make test`, which only replays
 # the committed corpora (fuzz/corpus/) through the same checks.
 SECONDS    ?= 60
 FUZZ_BUILD ?= build-fuzz
@@ -171,7 +171,7 @@ fuzz: deps
 	  fuzz_admin_input
 	@scripts/fuzz.sh $(SECONDS) $(FUZZ_BUILD) $(BUILD)
 
-# Performance (LAB.md "Performance"): the machine's limits measured in the same run (engine_bench: SQLite
+# Performance (docs/reference/plumbing.md "Performance"): the machine's limits measured in the same run (engine_bench: SQLite
 # alone; trivial_post_server: HTTP alone), then each stage under wrk (Debian's wrk, bench/transfers.lua), the
 # default day, the grader matrix; one table, goals marked met or NOT met, the figures in
 # $(BUILD)/bench/latest.json. Not part of `make test`: figures are reported, never asserted.
@@ -188,7 +188,7 @@ DAY_INTENTS ?= 952400
 bench-day: build
 	python3 scripts/bench.py --build $(BUILD) --day-intents $(DAY_INTENTS)
 
-# Stage 6 on PostgreSQL, three instances on one database (LAB.md "Beyond one process"): a throwaway cluster
+# Stage 6 on PostgreSQL, three instances on one database (docs/reference/beyond-one-process.md "Beyond one process"): a throwaway cluster
 # (scripts/pg-cluster.sh), the grader round-robin over the three, a crash and a pause across instances, the
 # day, the books; about a minute. Everything started is stopped at the end, also after a failure; the logs
 # stay in $(BUILD)/multi/.
@@ -196,7 +196,7 @@ multi: build
 	@scripts/ensure-deps.sh postgres
 	python3 scripts/multi.py --bin-dir $(BUILD)
 
-# grader class on a made-up class of 30 (LAB.md "Grading a class"): every reference stage and wrong turn,
+# grader class on a made-up class of 30 (docs/teach/grader-for-courses.md "Grading a class"): every reference stage and wrong turn,
 # the mutants `make build` builds, broken and hostile servers; the wall time and the load. CLASS_STAGE (6);
 # CLASS_ARGS="--jobs N" or "--fresh" (a second run without it skips every learner graded before).
 CLASS_STAGE ?= 6
@@ -210,7 +210,7 @@ class-demo: build
 class-check: build
 	python3 tests/grader/check_class.py class30 $(BUILD)/grader/grader $(BUILD)/stages $(BUILD)/class-check
 
-# The first minutes of each user, measured on fresh clones of HEAD with an empty compiler cache (LAB.md
+# The first minutes of each user, measured on fresh clones of HEAD with an empty compiler cache (docs/learn/getting-started.md
 # "Getting started", first contact): make demo to the day's table, a starter copy's first make grade STAGE=1,
 # make test from a fresh clone and again after its build. Figures printed, never asserted.
 first-contact: deps

@@ -1,6 +1,6 @@
 // engine_bench.cc: the SQLite engine alone, as the stages use it (common/db.h), on the disk the stage
 // databases live on: how many requests of a transfer's shape one writer commits per second. The ceiling
-// that `make bench` (scripts/bench.py) measures the stages against. LAB.md "Performance".
+// that `make bench` (scripts/bench.py) measures the stages against. docs/reference/plumbing.md "Performance".
 //
 //   engine_bench --dir DIR [--seconds S]
 //
@@ -190,7 +190,7 @@ Usage: engine_bench --dir DIR [--seconds S]
 
 Measures synchronous FULL and NORMAL (WAL both) times one and two write transactions per request, then
 two at FULL with the claim waiting for the next commit's fsync (as stages 4-6 at --sync full); one writer
-thread; one JSON line per measurement. LAB.md "Performance"; scripts/bench.py runs it.
+thread; one JSON line per measurement. docs/reference/plumbing.md "Performance"; scripts/bench.py runs it.
 )";
 
 int usage_error(const std::string& why) {

@@ -1,4 +1,4 @@
--- transfers.lua: the wrk script of `make bench` (scripts/bench.py; LAB.md "Performance"). Every request is
+-- transfers.lua: the wrk script of `make bench` (scripts/bench.py; docs/reference/plumbing.md "Performance"). Every request is
 -- POST /transfers of 1 cent with an Idempotency-Key; the mode says which key:
 --
 --   wrk -t2 -c16 -d3s --latency -s bench/transfers.lua http://127.0.0.1:PORT -- \
@@ -17,7 +17,7 @@
 -- A benchmark of errors is not a benchmark: every status but 201 (and 409 where the mode makes one expected)
 -- is counted as unexpected, and the driver reports it.
 
--- Several instances of one server (stage 6 on one PostgreSQL database, LAB.md "Beyond one process"): with
+-- Several instances of one server (stage 6 on one PostgreSQL database, docs/reference/beyond-one-process.md "Beyond one process"): with
 -- BENCH_ADDRESSES=127.0.0.1:P1,127.0.0.1:P2,... in the environment, thread i sends to address i (round robin),
 -- so run as many threads as instances.
 

@@ -1,6 +1,6 @@
 // trivial_post_server.cc: the HTTP layer alone, for `make bench` (scripts/bench.py): POST /transfers answered
 // with a fixed 201 the size of a stage's, nothing parsed, nothing stored. What is left is the cost of
-// cpp-httplib (and of the lab's connection loop), the ceiling no stage can pass. LAB.md "Performance".
+// cpp-httplib (and of the lab's connection loop), the ceiling no stage can pass. docs/reference/plumbing.md "Performance".
 //
 //   trivial_post_server [--port P] [--guarded]
 //
@@ -39,7 +39,7 @@ Usage: trivial_post_server [--port P] [--guarded]
                stages do; without it, a plain httplib::Server with the same pool, keep-alive and TCP_NODELAY
   --help       this text
 
-LAB.md "Performance"; scripts/bench.py runs it under wrk.
+docs/reference/plumbing.md "Performance"; scripts/bench.py runs it under wrk.
 )";
 
 int usage_error(const std::string& why) {

@@ -1,4 +1,4 @@
-// admin_requests.h: the inputs of the admin endpoints, validated. LAB.md "The HTTP contract: admin endpoints".
+// admin_requests.h: the inputs of the admin endpoints, validated. docs/reference/http-contract.md "Admin endpoints (admin token)".
 //
 //   auto body = parse_json_object_or_reply(req, res);              // http_reply.h: 415 or 400 answered
 //   auto account = parse_new_account(*body);                       // POST /admin/accounts

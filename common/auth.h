@@ -1,4 +1,4 @@
-// auth.h: who is asking. LAB.md "The HTTP contract: authentication".
+// auth.h: who is asking. docs/reference/http-contract.md "Authentication".
 //
 // Clients send `Authorization: Bearer <token>` (tokens from POST /admin/clients); the admin endpoints
 // take the server's admin token. Both answer 401 problem+json themselves when the token is missing or wrong.

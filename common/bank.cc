@@ -148,7 +148,7 @@ std::optional<Client> Bank::authenticate(std::string_view bearer_token) {
 std::optional<Account> Bank::find_account(std::int64_t id) { return read_account(db_.conn(), id); }
 
 MoneyOutcome Bank::move_money(Connection& conn, const Client& client, const MoneyRequest& request) {
-  // Lab-Fail: busy (LAB.md "Lab controls"): fail here, inside the money's transaction, as SQLite would.
+  // Lab-Fail: busy (docs/reference/lab-controls.md "Lab controls"): fail here, inside the money's transaction, as SQLite would.
   if (money_fault_armed()) throw DatabaseBusy(kLabFailBusy, "Lab-Fail: busy: the database is busy");
   // On a store where transactions run side by side (PostgreSQL), lock both accounts first, in id order: what
   // is read below cannot then change before this transaction commits (no overdraft by two transfers that both

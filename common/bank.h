@@ -1,4 +1,4 @@
-// bank.h: the bank every stage moves money in. LAB.md "The bank".
+// bank.h: the bank every stage moves money in. docs/reference/the-bank.md "The bank".
 //
 // Clients (with hashed bearer tokens), their accounts, and one ledger of money movements: a transfer
 // moves money between two accounts of the bank, a payout sends it out of the bank to a destination.

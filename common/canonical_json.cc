@@ -1,7 +1,7 @@
 // canonical_json.cc: strict JSON parsing and RFC 8785 (JCS) canonical output.
 //
 // Interface (see canonical_json.h): parse_canonical_json, canonicalize, rejection_name.
-// Belongs to LAB.md section "Stage 3: the canonical fingerprint".
+// Belongs to docs/learn/stage-3-fingerprint.md "Stage 3: the canonical fingerprint".
 //
 // How it works:
 //   1. find_utf8_fault checks the raw bytes: JSON text must be UTF-8 (RFC 8259 section 8.1), and

@@ -8,7 +8,7 @@
 //
 // Two bodies that mean the same JSON value get the same canonical bytes, whatever their member
 // order, whitespace or escaping, so a hash of those bytes can tell a retried request from a changed
-// one. Belongs to LAB.md section "Stage 3: the canonical fingerprint".
+// one. Belongs to docs/learn/stage-3-fingerprint.md "Stage 3: the canonical fingerprint".
 #pragma once
 
 #include <cstddef>

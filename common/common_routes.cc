@@ -1,4 +1,4 @@
-// common_routes.cc: the routes every stage shares. LAB.md "The HTTP contract".
+// common_routes.cc: the routes every stage shares. docs/reference/http-contract.md "The HTTP contract".
 //   GET  /healthz                 200 once ready
 //   GET  /problems                the registry of problem types
 //   POST /admin/clients           {"name"} -> 201 {"id","token"}

@@ -1,5 +1,5 @@
 // connection_stream.h: one client connection as cpp-httplib reads it, with limits the library lacks.
-// LAB.md "Plumbing: Reliability" (what a client can make the server read, and for how long).
+// docs/reference/plumbing.md "Reliability" (what a client can make the server read, and for how long).
 //
 // cpp-httplib 0.11.4 reads a request head line by line into a string that grows without bound (a 64 MiB
 // header line is read whole before its length is checked), accepts any number of header lines, reads a

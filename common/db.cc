@@ -21,7 +21,7 @@ namespace {
 // handler's work between two writes, slowed) and just before COMMIT, locks held (the write itself,
 // slowed). That is a server as slow as a sanitizer build, a loaded CI machine or a debug build makes it;
 // the first sleep matters most, as it lets a repeat run between the first request's two transactions. It
-// exists so the grader can be shown not to depend on the server's speed (`make slow-matrix`, LAB.md "The
+// exists so the grader can be shown not to depend on the server's speed (`make slow-matrix`, docs/teach/grader.md "The
 // grader", what it assumes about time). Unset or 0: no delay. Never set it for a lesson.
 constexpr const char* kSlowWriteVariable = "LAB_SLOW_WRITE_MS";
 // Above this a write outlasts the grader's patience (15 s per response, shared by a burst of 16 writers).

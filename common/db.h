@@ -1,4 +1,4 @@
-// db.h: the lab's database, SQLite or PostgreSQL, behind one small interface. LAB.md "Plumbing: SQLite" and
+// db.h: the lab's database, SQLite or PostgreSQL, behind one small interface. docs/reference/plumbing.md "SQLite" and
 // "Beyond one process".
 //
 //   Database db("lab.db", Sync::Full);           // a file: SQLite (WAL, busy timeout, foreign keys)
@@ -24,7 +24,7 @@
 //   must not change those rows before this one commits: SQLite's write transaction already holds the whole
 //   database, PostgreSQL's locks only the rows it writes or reads FOR UPDATE.
 // - Durability is the server's --sync (Sync below) and, per transaction, Durability: a key's claim may wait
-//   for the next commit's fsync (LAB.md "Performance", durability).
+//   for the next commit's fsync (docs/reference/plumbing.md "Performance", durability).
 // - Tests only: LAB_SLOW_WRITE_MS=<ms> sleeps before every write transaction and before its COMMIT
 //   (db.cc says why).
 //
@@ -61,7 +61,7 @@ struct DatabaseBusy : DatabaseError {
   using DatabaseError::DatabaseError;
 };
 
-// How a COMMIT reaches the disk: the server's --sync. LAB.md "Performance" (durability) says what each risks.
+// How a COMMIT reaches the disk: the server's --sync. docs/reference/plumbing.md "Performance" (durability) says what each risks.
 //   Full    a durable commit is on disk (the WAL fsynced) before commit() returns, and nothing is answered
 //           before what it read is on disk: a transfer answered 201 survives a power cut. Commits that wait
 //           at the same time share one fsync (group_commit.h).

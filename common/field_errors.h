@@ -1,5 +1,5 @@
-// field_errors.h: the 400 invalid-field problem, which lists every field error at once. LAB.md "The HTTP
-// contract: errors".
+// field_errors.h: the 400 invalid-field problem, which lists every field error at once. docs/reference/http-contract.md
+// "Errors: problem+json".
 //
 //   FieldErrors errors;
 //   if (!body.contains("amount")) errors.add("amount", "is required");

@@ -1,7 +1,7 @@
 // fingerprint.cc: SHA-256 through OpenSSL's EVP interface, printed as lowercase hex.
 //
 // Interface (see fingerprint.h): sha256_hex, request_fingerprint.
-// Belongs to LAB.md section "Stage 3: the canonical fingerprint".
+// Belongs to docs/learn/stage-3-fingerprint.md "Stage 3: the canonical fingerprint".
 #include "common/fingerprint.h"
 
 #include <array>
@@ -24,7 +24,7 @@ std::string sha256_hex(std::string_view bytes) {
 }
 
 std::string request_fingerprint(std::string_view canonical_body) {
-  // Whole body in, on purpose: see fingerprint.h and the chapter on the fingerprint in LAB.md.
+  // Whole body in, on purpose: see fingerprint.h and docs/reference/fingerprint.md.
   return sha256_hex(canonical_body);
 }
 

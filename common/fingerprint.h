@@ -5,7 +5,7 @@
 //   sha256_hex(bytes)                       lowercase hex SHA-256 (OpenSSL EVP) of any bytes.
 //   request_fingerprint(canonical_body)     the fingerprint stages store and compare.
 //
-// Belongs to LAB.md section "Stage 3: the canonical fingerprint".
+// Belongs to docs/learn/stage-3-fingerprint.md "Stage 3: the canonical fingerprint".
 #pragma once
 
 #include <string>

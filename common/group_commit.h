@@ -1,4 +1,4 @@
-// group_commit.h: one fdatasync of the WAL for the commits of many requests (--sync full). LAB.md
+// group_commit.h: one fdatasync of the WAL for the commits of many requests (--sync full). docs/reference/plumbing.md
 // "Performance", durability.
 //
 //   GroupCommit group(wal_path);

@@ -1,4 +1,4 @@
-// guarded_server.h: httplib::Server with the lab's own connection loop. LAB.md "Plumbing: Reliability".
+// guarded_server.h: httplib::Server with the lab's own connection loop. docs/reference/plumbing.md "Reliability".
 //
 // cpp-httplib 0.11.4 serves each connection on one worker of a fixed pool, for as long as the client keeps
 // it: an idle keep-alive connection holds its worker for 5 s, a busy one for ever (up to the keep-alive

@@ -18,7 +18,7 @@ void reply_outcome(httplib::Response& res, const MoneyOutcome& outcome);
 // The Retry-After of every answer that asks the client to come back (409 and 503 below), in seconds.
 // A polling interval: most requests finish well within it, and a busy database is free again sooner; the
 // lease (--lease) only bounds how long a dead holder blocks its key. Not read from the lab clock: it is
-// a hint, not a deadline (LAB.md "Plumbing: the lab clock").
+// a hint, not a deadline (docs/reference/plumbing.md "The lab clock").
 inline constexpr int kRetryAfterSeconds = 1;
 // The header that marks a repeat's answer as the stored response of the first request (stage 5 on).
 inline constexpr char kReplayedHeader[] = "Idempotent-Replayed";

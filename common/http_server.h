@@ -1,4 +1,4 @@
-// http_server.h: starting and stopping a lab server with cpp-httplib. LAB.md "Plumbing: HTTP".
+// http_server.h: starting and stopping a lab server with cpp-httplib. docs/reference/plumbing.md "HTTP".
 //
 //   GuardedServer server;                                // common/guarded_server.h: the connection loop
 //   configure_server(server, /*log_requests=*/true);   // fixes, problem+json errors, request log

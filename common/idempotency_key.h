@@ -1,4 +1,4 @@
-// idempotency_key.h: reads the Idempotency-Key header. LAB.md "The HTTP contract: the Idempotency-Key header".
+// idempotency_key.h: reads the Idempotency-Key header. docs/reference/http-contract.md "The Idempotency-Key header".
 //
 // The IETF draft (draft-ietf-httpapi-idempotency-key-header) defines the header as an RFC 8941
 // structured-field Item whose value is an sf-string:   Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324"
@@ -6,7 +6,8 @@
 //   auto key = parse_idempotency_key_or_reply(req, res);
 //   if (!key) return;   // 400 problem+json already written, one problem type per mistake
 //
-// Decisions (also in LAB.md and GET /idempotency-policy):
+// Decisions (also in docs/reference/http-contract.md "The Idempotency-Key header" and GET
+// /idempotency-policy):
 // - An sf-string is unquoted with its two escapes (\" and \\); any other backslash is malformed.
 // - A bare value is accepted too and taken literally, because many clients send unquoted UUIDs.
 //   Note that a UUID starting with a digit is not an RFC 8941 token, so a strict sf parser would refuse

@@ -1,4 +1,4 @@
-// lab.h: what a stage server is made of, and the main() all stages share. LAB.md "Plumbing".
+// lab.h: what a stage server is made of, and the main() all stages share. docs/reference/plumbing.md "Plumbing".
 //
 // A stage's main.cc is only this:
 //   constexpr lab::StageInfo kStage{"stage1_naive", "Stage 1: the naive transfer server. ..."};
@@ -57,7 +57,7 @@ int run_stage(int argc, char** argv, const StageInfo& stage, const RouteInstalle
 
 // A money handler: the same function serves POST /transfers and POST /payouts.
 using MoneyHandler = std::function<void(const httplib::Request& req, httplib::Response& res, Endpoint endpoint)>;
-// Lab-Fail (LAB.md "Lab controls") is armed for each money request here, so no stage's handler needs a line for it.
+// Lab-Fail (docs/reference/lab-controls.md "Lab controls") is armed for each money request here, so no stage's handler needs a line for it.
 void install_money_routes(Lab& lab, httplib::Server& server, const MoneyHandler& handle_money_request);
 
 // The routes every stage shares (admin, health, accounts, problems). Used by run_stage and by tests.

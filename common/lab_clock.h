@@ -1,4 +1,4 @@
-// lab_clock.h: the lab's clock. LAB.md "Plumbing: the lab clock".
+// lab_clock.h: the lab's clock. docs/reference/plumbing.md "The lab clock".
 //
 // now_ms() is real time (Unix milliseconds) plus an offset that POST /admin/clock moves forward, so the
 // grader can let a lease or a key's TTL run out without waiting. The offset is stored in the database,

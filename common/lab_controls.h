@@ -1,4 +1,4 @@
-// lab_controls.h: the lab's fault points. LAB.md "Lab controls".
+// lab_controls.h: the lab's fault points. docs/reference/lab-controls.md "Lab controls".
 //
 // With --lab-controls a server honours three request headers, so a test or an instructor can open the
 // windows in which idempotency bugs live:

@@ -1,4 +1,4 @@
-// money_request.h: the body of POST /transfers and POST /payouts, validated. LAB.md "The HTTP contract".
+// money_request.h: the body of POST /transfers and POST /payouts, validated. docs/reference/http-contract.md "The HTTP contract".
 //
 //   auto request = parse_money_request_or_reply(req, res, Endpoint::Transfers);
 //   if (!request) return;   // 415, 413 or 400 problem+json already written

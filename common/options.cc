@@ -19,7 +19,7 @@ void print_usage(const char* program, std::string_view summary) {
       "  --port P          TCP port, default 8080; 0 picks a free one (see the 'listening on' line)\n"
       "  --db FILE         SQLite database file, created if missing (default idempotency-lab.db)\n"
       "  --db URI          or a PostgreSQL database, postgresql://... (libpq URI), created if missing; several\n"
-      "                    instances may share it (LAB.md \"Beyond one process\")\n"
+      "                    instances may share it (docs/reference/beyond-one-process.md \"Beyond one process\")\n"
       "  --admin-token T   bearer token for /admin/*; default: $LAB_ADMIN_TOKEN if set, else a random\n"
       "                    one, printed at start-up. On the command line any user of the machine can read\n"
       "                    it (/proc/PID/cmdline): prefer --admin-token-file or LAB_ADMIN_TOKEN\n"
@@ -30,12 +30,12 @@ void print_usage(const char* program, std::string_view summary) {
       "  --key-ttl S       seconds a key is remembered (stage 6; default 86400)\n"
       "  --sync full|normal  full (default): every answered transfer is on disk (fsync) before its answer,\n"
       "                    it survives a power cut; normal: faster, survives a crash of the process but\n"
-      "                    not a power cut (LAB.md \"Performance\", durability)\n"
+      "                    not a power cut (docs/reference/plumbing.md \"Performance\", durability)\n"
       "  --host H          address to listen on, default 127.0.0.1 (loopback only)\n"
       "  --quiet           no log line per request\n"
       "  --help            this text\n\n"
       "The server prints 'listening on http://HOST:PORT' when ready; SIGINT or SIGTERM stop it.\n"
-      "The HTTP contract is in LAB.md and openapi.yaml.\n",
+      "The HTTP contract is in docs/reference/http-contract.md and openapi.yaml.\n",
       static_cast<int>(summary.size()), summary.data(), program);
 }
 

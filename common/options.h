@@ -1,4 +1,4 @@
-// options.h: the command line every stage server shares. LAB.md "The HTTP contract: the process".
+// options.h: the command line every stage server shares. docs/reference/http-contract.md "The process".
 //
 //   <server> [--port P] [--db FILE] [--admin-token T] [--lab-controls] [--lease S] [--key-ttl S]
 //            [--sync full|normal] [--host H] [--quiet] [--help]

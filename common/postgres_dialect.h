@@ -1,5 +1,5 @@
 // postgres_dialect.h: the lab's SQL is written once, in SQLite's dialect; these turn it into PostgreSQL's.
-// LAB.md "Beyond one process".
+// docs/reference/beyond-one-process.md "Beyond one process".
 //
 //   to_postgres_parameters("SELECT v FROM t WHERE k = ?1 AND n <= ?1")   // "... k = $1 AND n <= $1"
 //   to_postgres_schema("id INTEGER PRIMARY KEY AUTOINCREMENT, body BLOB")

@@ -1,4 +1,4 @@
-// postgres_store.h: the lab's database on a PostgreSQL server, through libpq (db.h). LAB.md "Beyond one
+// postgres_store.h: the lab's database on a PostgreSQL server, through libpq (db.h). docs/reference/beyond-one-process.md "Beyond one
 // process".
 //
 //   Database db("postgresql:///lab?host=/tmp/labpg.x&user=lab");   // created if missing, tables too

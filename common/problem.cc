@@ -11,7 +11,7 @@ namespace {
 
 using enum ProblemType;
 
-// The published registry. Slugs are part of the contract (LAB.md, openapi.yaml): never rename one.
+// The published registry. Slugs are part of the contract (docs/reference/http-contract.md, openapi.yaml): never rename one.
 constexpr std::array kRegistry = {
     ProblemTypeInfo{Unauthorized, "unauthorized", 401, "Missing or unknown bearer token",
                     "Send Authorization: Bearer <token> with a token from POST /admin/clients."},

@@ -1,4 +1,4 @@
-// problem.h: errors as values, answered as RFC 9457 problem+json. LAB.md "The HTTP contract: errors".
+// problem.h: errors as values, answered as RFC 9457 problem+json. docs/reference/http-contract.md "Errors: problem+json".
 //
 // Every error the lab answers has a registered type (kProblemRegistry): a stable slug, its HTTP status
 // and a title. The type URI is the relative reference "/problems/<slug>", and each server serves the

@@ -1,4 +1,4 @@
-// request_framing.h: what the lab does to a request's head before routing. LAB.md "Plumbing: Reliability".
+// request_framing.h: what the lab does to a request's head before routing. docs/reference/plumbing.md "Reliability".
 //
 // Two things, both run by the pre-routing handler (common/http_server.cc), before any body is read:
 //

@@ -1,5 +1,5 @@
 // request_metadata.h: the optional `metadata` object of POST /transfers and POST /payouts, checked.
-// LAB.md "The HTTP contract" (body rules) and "Stage 3: the canonical fingerprint".
+// docs/reference/http-contract.md "The HTTP contract" (body rules) and "Stage 3: the canonical fingerprint".
 //
 //   if (auto metadata = document.find("metadata"); metadata != document.end()) {   // parse_canonical_json's value
 //     for (const auto& reason : metadata_faults(*metadata)) errors.add("metadata", reason);   // FieldErrors

@@ -1,4 +1,4 @@
-// sqlite_store.h: the lab's default store, SQLite in one file (db.h). LAB.md "Plumbing: SQLite".
+// sqlite_store.h: the lab's default store, SQLite in one file (db.h). docs/reference/plumbing.md "SQLite".
 //
 // One process at a time serves from the file (more processes on one file would be safe, as SQLite locks the
 // file, but the lab clock's offset is cached per process). Writers are serialized twice: a process-wide
@@ -81,7 +81,7 @@ class SqliteStore final : public Store {
   // starves writers under contention (a probe measured p99 near one second with 16 writers). Taking this
   // mutex first queues the writers of this process fairly and BEGIN IMMEDIATE then rarely waits.
   // It is a per-process convenience only: between processes SQLite's locks and the UNIQUE constraint
-  // still decide. LAB.md "Plumbing: SQLite", and "Beyond one process".
+  // still decide. docs/reference/plumbing.md "SQLite", and docs/reference/beyond-one-process.md "Beyond one process".
   std::mutex write_lock_;
   std::mutex connections_mutex_;  // guards connections_
   std::unordered_map<std::thread::id, std::unique_ptr<SqliteConnection>> connections_;
@@ -90,7 +90,7 @@ class SqliteStore final : public Store {
   // Why one: when a connection sees that another one wrote, SQLite drops its whole page cache (the WAL
   // changed), so with one connection per thread nearly every write transaction began by reading its pages
   // again. Writers are serialized anyway; one writer keeps its cache warm and its statements prepared
-  // (make bench measured the difference: LAB.md "Performance").
+  // (make bench measured the difference: docs/reference/plumbing.md "Performance").
   std::unique_ptr<SqliteConnection> writer_;
   std::unique_ptr<GroupCommit> group_commit_;   // at Sync::Full only
 };

@@ -1,4 +1,4 @@
-// token.h: fresh random secrets, for the bearer tokens of clients and of the admin. LAB.md "The bank" and
+// token.h: fresh random secrets, for the bearer tokens of clients and of the admin. docs/reference/the-bank.md "The bank" and
 // "The HTTP contract: authentication".
 //
 //   std::string admin_token = random_token("adm_", 16);   // "adm_" + 32 hex digits: 128 random bits

@@ -1,6 +1,6 @@
 // admin_input_fuzz.cc: libFuzzer target for the inputs of the admin endpoints (common/admin_requests.h):
 // the JSON bodies of POST /admin/clients, /admin/accounts, /admin/clock and the query of GET /admin/ledger.
-// LAB.md "The HTTP contract: admin endpoints"; run by `make fuzz`.
+// docs/reference/http-contract.md "Admin endpoints (admin token)"; run by `make fuzz`.
 //
 // Input: any bytes. As a body, they go through parse_json_object and, when they are an object, through all
 // three body parsers; split at the first '\n', they are the ledger's `after` and `limit` texts (no '\n':

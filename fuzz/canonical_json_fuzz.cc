@@ -1,5 +1,5 @@
 // canonical_json_fuzz.cc: libFuzzer target for the RFC 8785 canonicalizer (common/canonical_json.h) and the
-// fingerprint (common/fingerprint.h). LAB.md "Stage 3: the canonical fingerprint"; run by `make fuzz`.
+// fingerprint (common/fingerprint.h). docs/learn/stage-3-fingerprint.md "Stage 3: the canonical fingerprint"; run by `make fuzz`.
 //
 // Input: any bytes, as a request body. Beyond "no crash, no exception" (parse_canonical_json never throws):
 //   - the canonical form is a fixed point: canonical(canonical(x)) == canonical(x). Otherwise a body and

@@ -4,7 +4,7 @@
 //
 // assert() is compiled out under NDEBUG (RelWithDebInfo, the lab's default), and a property that is not
 // checked is not fuzzed. abort() is what libFuzzer records as a crash: it saves the input as crash-<sha1>,
-// which then becomes a regression test (LAB.md "Reliability", Fuzzing).
+// which then becomes a regression test (docs/reference/plumbing.md "Reliability", Fuzzing).
 #pragma once
 
 #include <cstdio>

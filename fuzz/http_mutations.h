@@ -1,4 +1,4 @@
-// http_mutations.h: the ways fuzz/http_mutator.cc breaks a valid request on the wire. LAB.md "Reliability".
+// http_mutations.h: the ways fuzz/http_mutator.cc breaks a valid request on the wire. docs/reference/plumbing.md "Reliability".
 //
 //   RequestParts transfer{"POST", "/transfers", {{"Authorization", "Bearer tok_..."}, ...}, body};
 //   Mutation m = mutate(transfer, rng);   // m.name: "duplicate-header Idempotency-Key"; m.bytes: what to send

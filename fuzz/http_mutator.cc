@@ -1,4 +1,4 @@
-// http_mutator.cc: the HTTP mutation fuzzer. LAB.md "Reliability" (Fuzzing); run by `make fuzz`.
+// http_mutator.cc: the HTTP mutation fuzzer. docs/reference/plumbing.md "Reliability" (Fuzzing); run by `make fuzz`.
 //
 //   build/fuzz/http_mutator --seconds 12 --server "build/stages/stage6_scope_ttl --port {port} --db {db} ..."
 //
@@ -7,8 +7,8 @@
 // reads), each broken by one mutation (fuzz/http_mutations.h), as raw bytes on a fresh TCP connection. It
 // holds the server to three promises:
 //   alive      GET /healthz answers 200 after every request;
-//   no 5xx     except 503 service-unavailable as problem+json with Retry-After (LAB.md "Status codes");
-//              and every error answer is problem+json (LAB.md "Errors: problem+json");
+//   no 5xx     except 503 service-unavailable as problem+json with Retry-After (docs/reference/http-contract.md "Status codes and their order");
+//              and every error answer is problem+json (docs/reference/http-contract.md "Errors: problem+json");
 //   no money   the ledger holds exactly the transfers and payouts answered 201, and every account's balance
 //              is its opening balance moved by those entries: nothing moved without a 2xx.
 // It prints the requests sent, a histogram of statuses, the time taken and every anomaly with the bytes that
@@ -74,7 +74,7 @@ void print_usage() {
       "  --help        this text\n\n"
       "Progress on stderr (a line every 10 s when it is not a terminal); colour only on a terminal and never\n"
       "with NO_COLOR. Exit status 0: no anomaly; 1: anomalies (listed); 2: usage or start-up error.\n"
-      "LAB.md \"Reliability\" (Fuzzing); `make fuzz` runs it after the libFuzzer targets.\n",
+      "docs/reference/plumbing.md \"Reliability\" (Fuzzing); `make fuzz` runs it after the libFuzzer targets.\n",
       kDefaultServer);
 }
 

@@ -1,5 +1,5 @@
 // idempotency_key_fuzz.cc: libFuzzer target for the Idempotency-Key parser (common/idempotency_key.h).
-// LAB.md "The HTTP contract: the Idempotency-Key header"; run by `make fuzz`.
+// docs/reference/http-contract.md "The Idempotency-Key header"; run by `make fuzz`.
 //
 // Input: header lines separated by '\n' (so two lines are two Idempotency-Key headers). Beyond "no crash":
 //   - it never throws: the only error it gives is a Problem, a 400 of an idempotency-key-* type;

@@ -1,5 +1,5 @@
 // money_request_fuzz.cc: libFuzzer target for the body validator of POST /transfers and POST /payouts
-// (common/money_request.h, common/request_metadata.h). LAB.md "The HTTP contract", body rules; `make fuzz`.
+// (common/money_request.h, common/request_metadata.h). docs/reference/http-contract.md "The HTTP contract", body rules; `make fuzz`.
 //
 // Input: one byte choosing the endpoint ('p': payouts, anything else: transfers), then the body. Beyond "no crash":
 //   - it never throws: the answer is a valid request or a Problem (400, or 413 over 16 KiB);
@@ -8,7 +8,7 @@
 //     and canonical_body is the body's RFC 8785 form (the fingerprint's input);
 //   - an invalid-field problem lists at least one error, and every problem serializes without throwing;
 //   - one fingerprint, one verdict: the body's canonical form gets the same answer as the body (the same
-//     request, or the same problem type and the same errors), as LAB.md promises for 1500 and 1.5e3.
+//     request, or the same problem type and the same errors), as docs/reference/fingerprint.md promises for 1500 and 1.5e3.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

@@ -6,7 +6,7 @@
 // The normal (GCC) build links each fuzz target with this main instead of libFuzzer's, so `make test`
 // replays the committed corpora (the seeds and every input that once found a bug) through the same
 // properties the fuzzer checks: a property that breaks aborts, and the test fails. No fuzzing happens here;
-// `make fuzz` does that (LAB.md "Reliability", Fuzzing).
+// `make fuzz` does that (docs/reference/plumbing.md "Reliability", Fuzzing).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::printf("Usage: %s FILE_OR_FOLDER...\n\n"
                 "Runs this fuzz target once on each input (each file of a folder) and stops at the first\n"
-                "property that fails. Replays only: `make fuzz` fuzzes. See fuzz/ and LAB.md \"Reliability\".\n",
+                "property that fails. Replays only: `make fuzz` fuzzes. See fuzz/ and docs/reference/plumbing.md \"Reliability\".\n",
                 argc > 0 ? argv[0] : "replay");
     return argc < 2 ? 2 : 0;
   }

@@ -1,4 +1,4 @@
-// main.cc: the grader's entry point, a table of its commands. LAB.md "The grader".
+// main.cc: the grader's entry point, a table of its commands. docs/teach/grader.md "The grader".
 //
 // The rooms below it (grader/CMakeLists.txt draws the floors): cli/ holds every command and the one
 // command-line parser they share (cli/command_line.h); report/ what people and CI systems read; day/, demo/,
@@ -83,7 +83,7 @@ int run_command_line(const Args& args) {
       return 0;
     case grader::GraderOptions::Mode::List:
       for (const auto& check : grader::all_checks())
-        std::cout << check.name << "  " << check.title << "  (LAB.md \"" << check.section << "\")\n";
+        std::cout << check.name << "  " << check.title << "  (" << grader::reference_text(check.teaches) << ")\n";
       return 0;
     case grader::GraderOptions::Mode::Matrix:  // reached through kCommands
       return grader::run_matrix(options);

@@ -1,9 +1,9 @@
-// key_table.cc: see key_table.h. LAB.md "For learners".
+// key_table.cc: see key_table.h. docs/learn/for-learners.md "For learners".
 //
 // The table grows one stage at a time, the way a real table grows: each stage adds its columns with a
 // migration (add_column), and find() reads the columns by name. Stage 2's UNIQUE column is the arbiter from
 // then on: of two requests with one key, exactly one INSERT succeeds, however close together they arrive.
-// No SELECT first, no INSERT OR IGNORE (LAB.md "Wrong turns").
+// No SELECT first, no INSERT OR IGNORE (docs/teach/wrong-turns.md "Wrong turns").
 #include "key_table.h"
 
 #include <cstdio>

@@ -1,4 +1,4 @@
-// key_table.h: the learner's table of idempotency keys. LAB.md "For learners".
+// key_table.h: the learner's table of idempotency keys. docs/learn/for-learners.md "For learners".
 //
 // The interface is the whole lab's, from the start; what each function does grows stage by stage (the
 // regions in key_table.cc). Before stage 2 there is no table: claim() never finds a repeat.

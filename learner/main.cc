@@ -1,5 +1,5 @@
 // main.cc: the learner's server: the lab's plumbing (common/lab.h) with the learner's money handler.
-// LAB.md "For learners".
+// docs/learn/for-learners.md "For learners".
 #include "common/lab.h"
 #include "common/http_reply.h"
 #include "idempotency_policy.h"
@@ -9,7 +9,7 @@
 constexpr lab::StageInfo kStage{
     "learner_server",
     "The learner's server: one server that grows from stage 1 to stage 6, graded with `make grade STAGE=N`\n"
-    "(LAB.md \"For learners\")."};
+    "(docs/learn/for-learners.md \"For learners\")."};
 
 int main(int argc, char** argv) {
   return lab::run_stage(argc, argv, kStage, [](lab::Lab& lab, httplib::Server& server) {

@@ -1,7 +1,7 @@
-// money_handler.cc: the learner's money handler, one server that grows stage by stage. LAB.md "For learners".
+// money_handler.cc: the learner's money handler, one server that grows stage by stage. docs/learn/for-learners.md "For learners".
 //
 // Stage 1 (where the starter begins) executes every request. Each later stage adds one lesson, marked in the
-// reference as a region; in the starter each region is a TODO that names its LAB.md section, and what stands
+// reference as a region; in the starter each region is a TODO that names its chapter and heading, and what stands
 // there instead keeps the behaviour of the stages before. `make grade STAGE=N` grades stages 1..N.
 #include "money_handler.h"
 

@@ -1,4 +1,4 @@
-// money_handler.h: POST /transfers and POST /payouts of the learner's server. LAB.md "For learners".
+// money_handler.h: POST /transfers and POST /payouts of the learner's server. docs/learn/for-learners.md "For learners".
 #pragma once
 
 #include <httplib.h>

@@ -1,4 +1,4 @@
-// api.cc: see api.h. LAB.md "The playground".
+// api.cc: see api.h. docs/teach/the-playground.md "The playground".
 #include "playground/api.h"
 
 #include <httplib.h>

@@ -1,5 +1,5 @@
 // api.h: the playground's HTTP API, which the page (playground/web/playground.js) drives, and the one
-// session it shows. LAB.md "The playground" lists the routes.
+// session it shows. docs/teach/the-playground.md "The playground" lists the routes.
 //
 //   Playground playground(bin_dir);
 //   install_routes(server, playground);   // GET /, the assets, /api/state, POST /api/tour, /api/send, ...

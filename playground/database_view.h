@@ -1,5 +1,5 @@
 // database_view.h: a stage server's SQLite file, read from outside while the server runs: the key table,
-// the ledger and the accounts as the playground shows them. LAB.md "The playground".
+// the ledger and the accounts as the playground shows them. docs/teach/the-playground.md "The playground".
 //
 //   TableView keys = read_table(db_path, "idempotency_keys");   // {columns, rows}, every column as text
 //

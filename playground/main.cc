@@ -1,5 +1,5 @@
 // main.cc: `playground`, the lab in a browser: guided tours of the `grader demo` stories and free play, on
-// the real stage servers, with their key tables live. LAB.md "The playground".
+// the real stage servers, with their key tables live. docs/teach/the-playground.md "The playground".
 //
 //   session.cc        one real stage server and what is told to it (a story or the learner's requests)
 //   api.cc            the JSON API the page drives, and the page's files (web_assets.h)
@@ -25,7 +25,7 @@ constexpr int kDefaultPort = 8090;  // beside a stage server on its default 8080
 // glibc gives threads up to 8 arenas per core, and free mode starts a thread per copy of a burst (16 at
 // most): the history's events are made on those threads and live until the bound drops them, so each arena
 // keeps pages that a few live events pin. Two arenas keep the session's memory bounded by its history
-// (LAB.md "The playground", limits: 46 MB after 2,000 sends of 16 copies, 188 MB with glibc's default);
+// (docs/teach/the-playground.md "The playground", limits: 46 MB after 2,000 sends of 16 copies, 188 MB with glibc's default);
 // the playground's threads seldom allocate at the same moment.
 constexpr int kMallocArenas = 2;
 
@@ -36,7 +36,7 @@ const char* const kUsage =
     "key table, the ledger and every request live.\n"
     "  --port P        TCP port, default 8090; 0 picks a free one (see the 'listening on' line)\n"
     "  --bin-dir DIR   where the stage binaries are (default: <build>/stages beside this program)\n"
-    "Open the printed URL in a browser. LAB.md \"The playground\".\n";
+    "Open the printed URL in a browser. docs/teach/the-playground.md \"The playground\".\n";
 
 }  // namespace
 

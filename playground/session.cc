@@ -1,4 +1,4 @@
-// session.cc: see session.h. LAB.md "The playground".
+// session.cc: see session.h. docs/teach/the-playground.md "The playground".
 #include "playground/session.h"
 
 #include <map>

@@ -1,5 +1,5 @@
 // session.h: what the playground is showing now: one real stage server on a fresh SQLite file, told
-// either a `grader demo` story (a guided tour) or the learner's own requests (free mode). LAB.md "The
+// either a `grader demo` story (a guided tour) or the learner's own requests (free mode). docs/teach/the-playground.md "The
 // playground".
 //
 //   auto s = Session::tour(*find_demo_scenario("lost-response"), DemoRole::Flawed, {.seed = 1, .step = 2});
@@ -36,7 +36,7 @@ namespace playground {
 // (history_dropped), so free mode can run all day. Measured: a history event costs about 1 KB of state
 // JSON (its own ~440 bytes, its bar in the timeline SVG ~470, its findings), so 2,000 events keep the state
 // near 2 MB and its building (a few times that in memory) small; that is 1,000 single sends, or 62 sends of
-// 16 copies, and every guided tour whole (the longest, simultaneous-retries, makes 288). LAB.md "The
+// 16 copies, and every guided tour whole (the longest, simultaneous-retries, makes 288). docs/teach/the-playground.md "The
 // playground", limits.
 constexpr std::size_t kSessionEventsKept = 2'000;
 

@@ -1,5 +1,5 @@
 // violations.h: what the playground flags on the attempts it drew: the grader's anomalies, found in the
-// session's own history and the ledger read from the server's file. LAB.md "The playground".
+// session's own history and the ledger read from the server's file. docs/teach/the-playground.md "The playground".
 //
 //   auto marks = find_violations(history.of_check(check), read_table(db, "ledger"));
 //   std::string svg = grader::timeline_svg(events, marks);   // the marks, and id="first-violation"

@@ -1,5 +1,5 @@
 // web_assets.h: the page's files (playground/web/), compiled into the playground binary so that it serves
-// every asset itself: no CDN, no network, no files to find at run time. LAB.md "The playground".
+// every asset itself: no CDN, no network, no files to find at run time. docs/teach/the-playground.md "The playground".
 //
 //   if (const WebAsset* a = find_web_asset("/playground.js")) res.set_content(std::string(a->body), a->content_type);
 //

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench.py: `make bench` and `make bench-day`. One run, one table: the machine's limits for this work, each
 stage's throughput and latency under the same load, the ratios between them, the day replay, the grader's
-matrix, and the goals each marked met or NOT met. LAB.md "Performance".
+matrix, and the goals each marked met or NOT met. docs/reference/plumbing.md "Performance".
 
     scripts/bench.py [--build DIR] [--seconds N] [--quick] [--out FILE]
     scripts/bench.py --day-intents N [--build DIR]        # make bench-day: only the day, N intents
@@ -103,7 +103,7 @@ def postgres_cluster(wanted):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="LAB.md \"Performance\" explains each figure and ratio.")
+                                     epilog="docs/reference/plumbing.md \"Performance\" explains each figure and ratio.")
     parser.add_argument("--build", default="build", help="the build folder (default: build)")
     parser.add_argument("--seconds", type=int, default=None,
                         help=f"seconds per wrk run (default {DEFAULT_SECONDS}; 1 with --quick)")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # build.sh: configures the build folder once and builds only the targets a command needs (the Makefile's
 # front door: `make demo` builds the stage servers and the grader, `make grade` the learner's server and the
-# grader; `make build` and `make test` everything). LAB.md "Getting started", first contact.
+# grader; `make build` and `make test` everything). docs/learn/getting-started.md "Getting started", first contact.
 #
 #   scripts/build.sh [--quiet] WHAT TARGET...     WHAT: a few words for the progress line ("the grader")
 #   scripts/build.sh all                          every target, with the compiler's output (CI, make test)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # class-demo.sh: `make class-demo`: `grader class` on a made-up class of 30 (scripts/make_class.py demo: every
 # reference stage and wrong turn, the mutants that are built, broken and hostile servers), graded at
-# CLASS_STAGE (6), and the figures: the wall time and the machine's load before and after. LAB.md "Grading a
+# CLASS_STAGE (6), and the figures: the wall time and the machine's load before and after. docs/teach/grader-for-courses.md "Grading a
 # class". The reports and the summary stay in $BUILD/class-demo/report/; CLASS_ARGS adds options (--jobs N,
 # --fresh: a second run without it skips everyone graded before).
 set -euo pipefail

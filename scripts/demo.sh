@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # demo.sh: `make demo`. Starts stage 1 and walks one transfer and its retry through it, as a client
 # behind a gateway with a 1-second timeout would: the first response is lost, the retry moves the money
-# a second time. LAB.md "Stage 1: the naive server".
+# a second time. docs/learn/stage-1-naive.md "Stage 1: the naive server".
 set -euo pipefail
 BUILD=${BUILD:-build}
 server_bin="$BUILD/stages/stage1_naive"
@@ -71,7 +71,7 @@ entries=$(curl -sS "$base/admin/ledger" -H "Authorization: Bearer $admin" |
   python3 -c 'import json,sys; print(len(json.load(sys.stdin)["entries"]))')
 if [[ "$to_balance" -eq 3000 ]]; then
   printf '\n%sThe ledger holds %s transfers for one intent: stage 1 executed the retry again.%s\n' "$red" "$entries" "$off"
-  echo "Stage 2 (a key table with a UNIQUE constraint) stops this. See LAB.md, \"Stage 1: the naive server\"."
+  echo "Stage 2 (a key table with a UNIQUE constraint) stops this. See docs/learn/stage-1-naive.md \"Stage 1: the naive server\"."
 else
   echo "unexpected: the retry did not duplicate the transfer (balance $to_balance)" >&2
   exit 1
@@ -80,6 +80,6 @@ fi
 # The article's final experiment: the whole day of requests, replayed against every stage and wrong turn.
 say "4. Now a whole day: $(grep -c '"intent"' logs/day.jsonl) intents from logs/day.jsonl, every attempt their clients made"
 echo "(timeouts, dropped connections, double clicks, retries, crashes, a teller's correction, colliding keys, a"
-echo "retry the next morning), replayed against each stage and wrong turn. LAB.md \"The day\" explains each column."
+echo "retry the next morning), replayed against each stage and wrong turn. docs/teach/the-day.md \"The day\" explains each column."
 "$BUILD/grader/grader" day replay logs/day.jsonl --stage all --bin-dir "$BUILD/stages"
 printf '\n%sOne failure at a time, narrated for a class: %s/grader/grader demo%s\n' "$bold" "$BUILD" "$off"

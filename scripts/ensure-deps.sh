@@ -28,7 +28,7 @@ for group in "$@"; do
     # Debian 12: postgresql-15): make multi's, and the PostgreSQL tests'. The client library is in the base
     # list: every stage links it.
     postgres) packages+=(postgresql) ;;
-    # grader --sandbox (LAB.md "Untrusted servers"): bwrap. As a user other than root it also needs the
+    # grader --sandbox (docs/teach/grader-for-courses.md "Untrusted servers"): bwrap. As a user other than root it also needs the
     # kernel's unprivileged user namespaces (Debian 12 allows them); the grader says so when it cannot run.
     bubblewrap) packages+=(bubblewrap) ;;
     *) echo "ensure-deps.sh: unknown group '$group' (known: fuzz bench browser postgres bubblewrap)" >&2; exit 2 ;;

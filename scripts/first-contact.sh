@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # first-contact.sh: `make first-contact`. The lab's first minutes as each of its users meets them, measured
 # on fresh clones of this repository's HEAD (packages already installed; every build with an empty compiler
-# cache, as on a new machine). LAB.md "Getting started", first contact. Prints one figure per row:
+# cache, as on a new machine). docs/learn/getting-started.md "Getting started", first contact. Prints one figure per row:
 #
 #   make demo, to the day's table       a fresh clone's `make demo` until the day's table begins, and in all
 #   starter: first make grade STAGE=1   a starter copy (`make starter`), its first `make grade STAGE=1` to

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fuzz.sh: what `make fuzz SECONDS=N` runs. LAB.md "Reliability" (Fuzzing).
+# fuzz.sh: what `make fuzz SECONDS=N` runs. docs/reference/plumbing.md "Reliability" (Fuzzing).
 #   scripts/fuzz.sh SECONDS FUZZ_BUILD BUILD
 # SECONDS is shared equally by the four libFuzzer targets of fuzz/ (built with clang in FUZZ_BUILD) and the HTTP
 # mutation fuzzer (BUILD/fuzz/http_mutator against BUILD's stage 6 server). Prints one line of figures per

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# grade.sh: the learner's loop. LAB.md "For learners".
+# grade.sh: the learner's loop. docs/learn/for-learners.md "For learners".
 #   make grade STAGE=N                   build the learner's server (learner/) and grade stages 1..N
 #   make grade STAGE=N SERVER="..."      grade a server in any language (the grader fills {port}, {db}, ...)
 # On success it names the next stage and where to read; on failure the grader's report is the guide.
@@ -14,19 +14,18 @@ server=${SERVER:-"$build/learner/learner_server --port {port} --db {db} --admin-
 # shellcheck disable=SC2086   # GRADER_ARGS is a list of options, e.g. "--seed 7 --all-findings"
 "$build/grader/grader" --stage "$stage" --server "$server" ${GRADER_ARGS:-}
 status=$?
-titles=("" "Stage 1: the naive server" "Stage 2: a key table with a UNIQUE constraint"
-        "Stage 3: the canonical fingerprint" "Stage 4: in_progress, then completed"
-        "Stage 5: replay the stored response" "Stage 6: scope and retention")
+# Where each stage is taught, from the one list of stage servers (stages/stage_servers.json).
+chapter() { python3 "$(dirname "$0")/stage_servers.py" reference "$1"; }
 echo
 if [[ $status -eq 0 && $stage -lt 6 ]]; then
   next=$((stage + 1))
   passed="Stages 1-$stage pass"; [[ $stage -eq 1 ]] && passed="Stage 1 passes"
-  echo "$passed. Next: stage $next. Read LAB.md \"${titles[$next]}\", write the TODO(stage $next)"
+  echo "$passed. Next: stage $next. Read $(chapter $next), write the TODO(stage $next)"
   echo "parts of learner/ (or your own server), then: make grade STAGE=$next"
 elif [[ $status -eq 0 ]]; then
   echo "All six stages pass: your server moves money exactly once, whatever the network does."
 elif [[ $status -eq 1 ]]; then
   echo "Not yet: each FAIL above says what was sent, what came back, why it matters and where to look."
-  echo "Repeat one check with the 'repeat:' line it prints; LAB.md \"${titles[$stage]}\" explains the lesson."
+  echo "Repeat one check with the 'repeat:' line it prints; $(chapter "$stage") explains the lesson."
 fi
 exit $status

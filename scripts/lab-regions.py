@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""lab-regions.py: the lesson regions of the learner's server. LAB.md "For learners" (the starter).
+"""lab-regions.py: the lesson regions of the learner's server. docs/learn/for-learners.md "For learners" (the starter).
 
 The reference learner server (learner/) marks the code of each lesson with a region:
 
@@ -19,7 +19,7 @@ Regions do not nest.
                                                      their ELSE part; no markers left; #line directives in
                                                      the C++ files name the source's own lines
     lab-regions.py starter SRC_DIR DEST_DIR          every region replaced by its ELSE part and a TODO
-                                                     comment naming the stage and its LAB.md section
+                                                     comment naming the stage and its chapter
     lab-regions.py lessons SRC_DIR                   prints every line of every BEGIN part (for tests)
 
 A file without markers is copied unchanged.
@@ -28,10 +28,11 @@ import os
 import re
 import sys
 
+import stage_servers
 from stage_servers import stages
 
-# The LAB.md section that teaches each stage's regions: its chapter, titled in stages/stage_servers.json.
-SECTIONS = {row["stage"]: f"Stage {row['stage']}: {row['title']}" for row in stages()}
+# The chapter that teaches each stage's regions, and its heading (stages/stage_servers.json).
+CHAPTERS = {row["stage"]: stage_servers.reference(row) for row in stages()}
 MARKER = re.compile(r"^(\s*)(//|#|--)\s*LAB (BEGIN|ELSE|END)\b(.*)$")
 BEGIN_ARGS = re.compile(r"^\s+([2-6])\s+(\S.*)$")
 
@@ -100,7 +101,7 @@ def render(parts, upto, todo, line_directives_for=None):
             continue
         if todo:
             numbered.append((None, f"{region['indent']}{region['leader']} TODO(stage {region['stage']}): "
-                                   f"{region['name']}. LAB.md \"{SECTIONS[region['stage']]}\".\n"))
+                                   f"{region['name']}. {CHAPTERS[region['stage']]}.\n"))
         numbered.extend(region["else"])
     out, expected = [], None
     # A #line file name is a C string literal: a backslash or a quote in the path is escaped.

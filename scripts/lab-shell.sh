@@ -1,4 +1,4 @@
-# lab-shell.sh: terminal helpers for trying a lab server by hand with curl. LAB.md "Getting started".
+# lab-shell.sh: terminal helpers for trying a lab server by hand with curl. docs/learn/getting-started.md "Getting started".
 #
 #   build/stages/stage2_unique_key --port 8080 --db /tmp/s2.db --admin-token secret --lab-controls &
 #   source scripts/lab-shell.sh

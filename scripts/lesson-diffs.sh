@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # lesson-diffs.sh: each stage's lesson.diff is the diff of the stage before it and this stage, so a learner
-# reads the lesson, and nothing else, in one file. LAB.md "Lesson diffs".
+# reads the lesson, and nothing else, in one file. docs/learn/lesson-diffs.md "Lesson diffs".
 #   scripts/lesson-diffs.sh write   regenerate every stages/**/lesson.diff (make lesson-diffs)
 #   scripts/lesson-diffs.sh check   exit 1 if any committed lesson.diff is out of date (run by make test)
 set -euo pipefail

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# make-starter.sh: the learner's copy of the lab. LAB.md "For learners".
+# make-starter.sh: the learner's copy of the lab. docs/learn/for-learners.md "For learners".
 #   scripts/make-starter.sh DEST        (make starter DEST=../my-lab)
-# DEST gets the lab without its answers: common/, the grader, the build, LAB.md, stage 1, and the learner's
-# server (learner/) with every lesson region replaced by its starting point and a TODO naming its LAB.md
-# section (scripts/lab-regions.py starter), with the stage 6 files it uses as they are. Left out: the
+# DEST gets the lab without its answers: common/, the grader, the build, the text (LAB.md, docs/), stage 1, and the learner's
+# server (learner/) with every lesson region replaced by its starting point and a TODO naming its chapter
+# and heading (scripts/lab-regions.py starter), with the stage 6 files it uses as they are. Left out: the
 # reference stages 2-6, their lesson diffs, the wrong turns, the grader's mutants of stage 6, the end-to-end
 # tests of stages 2-6 (and signals_test.cc and hardening_test.cc, which run stages 5 and 6), and this
 # project's CI.
@@ -40,7 +40,7 @@ done
 
 # No answer left behind. A telling line is a line of a lesson region (24 characters or more, not a comment)
 # that the learner is not given anyway: it is in neither the starter's learner/ nor common/ nor stage 1.
-# None may appear anywhere in DEST's code. (LAB.md explains the lessons in prose and SQL and stays whole.)
+# None may appear anywhere in DEST's code. (The chapters explain the lessons in prose and SQL and stay whole.)
 python3 - "$dest" <<'PY'
 import os, subprocess, sys
 dest = sys.argv[1]
@@ -70,4 +70,4 @@ PY
 
 todos=$(grep -rc "TODO(stage" "$dest/learner" | awk -F: '{n += $2} END {print n}')
 echo "starter written to $dest: the learner's server is $dest/learner ($todos TODOs, stages 2-6)"
-echo "next:  cd $dest && make grade STAGE=1    (then STAGE=2, and LAB.md \"For learners\")"
+echo "next:  cd $dest && make grade STAGE=1    (then STAGE=2, and docs/learn/for-learners.md \"For learners\")"

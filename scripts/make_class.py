@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make_class.py: a made-up class of submissions for `grader class` (LAB.md "Grading a class"), built from the
+"""make_class.py: a made-up class of submissions for `grader class` (docs/teach/grader-for-courses.md "Grading a class"), built from the
 reference stage servers, wrong turns and mutants in a build's stages folder, and from broken and hostile
 servers. Each learner is a folder with a lab-server.cmd (the folder convention of grader/cli/class_roster.h).
 

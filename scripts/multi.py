@@ -2,7 +2,7 @@
 """multi.py: `make multi`. Stage 6 on PostgreSQL, three instances on one database, and the checks that only
 several instances can fail: the grader's requests spread over all three, a crash and a pause across
 instances, the day replayed across them, and the books at the end. Zero damage, or exit 1.
-LAB.md "Beyond one process".
+docs/reference/beyond-one-process.md "Beyond one process".
 
     scripts/multi.py [--bin-dir BUILD] [--only grader,crash,pause,day,books] [--day-intents N]
 
@@ -185,7 +185,7 @@ def main():
     server = args.server or os.path.join(args.bin_dir, "stages", "stage6_scope_ttl")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if not args.server and not os.path.isdir(os.path.join(root, "stages", "6_scope_ttl")):
-        parser.error("this copy has no stage 6 (a starter copy: LAB.md \"For learners\"); make multi runs the "
+        parser.error("this copy has no stage 6 (a starter copy: docs/learn/for-learners.md \"For learners\"); make multi runs the "
                      "lab's stage 6, or a server you name with --server")
     for binary in (grader, server):
         if not os.access(binary, os.X_OK):

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""mutate.py: writes one mutant of a stage's source file. LAB.md "The grader" (mutants).
+"""mutate.py: writes one mutant of a stage's source file. docs/teach/grader.md "The grader" (mutants).
 
     mutate.py grader/mutants/NAME.mutant stages/6_scope_ttl OUT_DIR
 
-A mutant file is a small grammar, written here once (LAB.md "Mutants: the grader against realistic mistakes"
+A mutant file is a small grammar, written here once (docs/teach/grader-checks-itself.md "Mutants: the grader against realistic mistakes"
 lists the mutants and what each must be named):
 
     # comment lines, kept for people: the mistake, and why it matters

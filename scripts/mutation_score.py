@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""mutation_score.py: `make mutation-score`, the grader against the mistakes nobody listed. LAB.md "The grader",
+"""mutation_score.py: `make mutation-score`, the grader against the mistakes nobody listed. docs/teach/grader.md "The grader",
 "Mutation score".
 
     scripts/mutation_score.py [--build build] [--sample 100] [--budget-minutes 20] [--seed 1] [--jobs N]
@@ -45,7 +45,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EQUIVALENTS = os.path.join(ROOT, "scripts", "mutation", "equivalent.txt")
 LESSON_FILES = ["key_table.cc", "money_handler.cc", "idempotency_policy.cc", "sweeper.cc"]  # as in
 # stages/mutation_subjects.cmake (LAB_MUTATION_LESSON_FILES)
-# The server command a learner grades a stage server with (LAB.md "The grader").
+# The server command a learner grades a stage server with (docs/teach/grader.md "The grader").
 SERVER_FLAGS = "--port {port} --db {db} --admin-token {admin_token} --lab-controls --quiet"
 # The grader bounds every check (grader/checks/check.h:kCheckTimeBound); a whole grading of a stage takes
 # seconds on a right server. A mutant's grading past this is stopped and counted as killed by the bound.

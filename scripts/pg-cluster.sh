@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # pg-cluster.sh: a throwaway PostgreSQL cluster, reachable only through a unix socket in its own directory,
 # gone without a trace once stopped. For `make multi` (scripts/multi.py), `make bench` and the PostgreSQL
-# tests (tests/postgres). LAB.md "Beyond one process".
+# tests (tests/postgres). docs/reference/beyond-one-process.md "Beyond one process".
 #
 #   scripts/pg-cluster.sh start DIR   DIR: a new or empty directory with a short path (the socket lives in it).
 #                                     Prints DIR, the socket directory; connect with

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sanitize.sh: every unit and end-to-end test under the sanitizers, with the figures (LAB.md "Reliability",
+# sanitize.sh: every unit and end-to-end test under the sanitizers, with the figures (docs/reference/plumbing.md "Reliability",
 # sanitizers). `make asan`, `make tsan` and `make sanitize` (both) run it.
 #   scripts/sanitize.sh asan|tsan [asan|tsan]     JOBS=N  (ctest's parallelism, default: the core count)
 #

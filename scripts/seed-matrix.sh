@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # seed-matrix.sh: the grader matrix for several seeds in a row; it passes only if every seed holds the
-# staircase. LAB.md "The grader" (what it assumes about time). `make slow-matrix` and `make tsan-matrix`
+# staircase. docs/teach/grader.md "The grader" (what it assumes about time). `make slow-matrix` and `make tsan-matrix`
 # run it with every server slowed (LAB_SLOW_WRITE_MS) or sanitized; a verdict that changed with the speed
 # of the server would break the staircase here.
 #   BUILD=build SEEDS=20 FIRST_SEED=1 scripts/seed-matrix.sh

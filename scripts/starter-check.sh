@@ -20,5 +20,5 @@ grep -q "Next: stage 2" "$work/grade1.log" || fail "make grade STAGE=1 does not 
 echo "starter-check: make grade STAGE=2 (must fail, and say why)"
 if NO_COLOR=1 make grade STAGE=2 > "$work/grade2.log" 2>&1; then fail "stage 2 passes in the starter"; fi
 grep -q "hint:" "$work/grade2.log" || fail "the failing grade gives no hint"
-grep -q 'LAB.md "Stage 2: a key table with a UNIQUE constraint"' "$work/grade2.log" || fail "no pointer to stage 2's chapter"
+grep -q 'docs/learn/stage-2-unique-key.md "Stage 2: a key table with a UNIQUE constraint"' "$work/grade2.log" || fail "no pointer to stage 2's chapter"
 echo "starter-check: the starter builds, passes stage 1 and fails stage 2 with the grader's explanation"

@@ -1,5 +1,5 @@
 # mutation_subjects.cmake: the targets `make mutation-score` builds its operator mutants with
-# (scripts/mutation_score.py; LAB.md "The grader", "Mutation score"). Included by stages/CMakeLists.txt.
+# (scripts/mutation_score.py; docs/teach/grader.md "The grader", docs/teach/grader-checks-itself.md "Mutation score: the mistakes nobody wrote"). Included by stages/CMakeLists.txt.
 #
 # For each stage 2-6 and each of its lesson files (key_table.cc, money_handler.cc, idempotency_policy.cc,
 # sweeper.cc, where the stage has it) one executable, mutation_<binary>_<stem>, is built from a copy of that

@@ -7,7 +7,7 @@
 //   canon --help          usage with an example
 // FILE "-" or no FILE reads standard input. Exit status: 0 done, 1 input rejected or unreadable,
 // 2 bad usage; the reason goes to standard error.
-// Belongs to LAB.md section "Stage 3: the canonical fingerprint".
+// Belongs to docs/learn/stage-3-fingerprint.md "Stage 3: the canonical fingerprint".
 #include <cerrno>
 #include <cstdio>
 #include <cstring>

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""stage1_server.py: a complete stage 1 server for the Idempotency Key Lab, in one file. LAB.md "For learners".
+"""stage1_server.py: a complete stage 1 server for the Idempotency Key Lab, in one file. docs/learn/for-learners.md "For learners".
 
-It speaks the whole contract (LAB.md "The HTTP contract", openapi.yaml) and the lab controls, and it is naive
+It speaks the whole contract (docs/reference/http-contract.md "The HTTP contract", openapi.yaml) and the lab controls, and it is naive
 on purpose, like stages/1_naive: every valid request moves money, so a retried transfer is a second transfer.
 It passes `grader --stage 1` and fails stage 2. Copy it as the start of your own server.
 
@@ -17,7 +17,7 @@ import argparse, contextlib, hashlib, hmac, json, math, os, re, secrets, signal,
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
-# ---- Limits (LAB.md "Client endpoints", "Lab controls") --------------------------------------------------
+# ---- Limits (docs/reference/http-contract.md "Client endpoints (client token)", docs/reference/lab-controls.md "Lab controls") --------------------------------------------------
 MAX_MINOR_UNITS = 2**53 - 1         # amounts and balances, in cents: JavaScript clients read them exactly
 MAX_BODY_BYTES = 16 * 1024          # 413 above this; a transfer body is about 150 bytes
 HARD_BODY_LIMIT = 1024 * 1024       # above this the body is not even read: 413 before the token is looked at
@@ -29,7 +29,7 @@ CRASH_EXIT_CODE = 86                # what Lab-Crash exits with
 LEDGER_PAGE_DEFAULT, LEDGER_PAGE_MAX = 100, 1000
 LISTEN_BACKLOG = 1024               # connections the kernel queues before accept(); socketserver's default is 5
 
-# ---- Problems (LAB.md "Errors: problem+json") ------------------------------------------------------------
+# ---- Problems (docs/reference/http-contract.md "Errors: problem+json") ------------------------------------------------------------
 # The types this server answers with: slug -> (status, title, meaning). Stage 2 adds the seven
 # idempotency-key-* types, stage 3 idempotency-key-reused, stage 4 request-in-progress.
 PROBLEMS = {
@@ -73,7 +73,7 @@ def invalid_fields(errors):
     return Problem("invalid-field", f"{field}: {reason}", errors=[{"field": f, "reason": r} for f, r in errors])
 
 
-# ---- Strict JSON (LAB.md "Client endpoints", the body rules) ---------------------------------------------
+# ---- Strict JSON (docs/reference/http-contract.md "Client endpoints (client token)", the body rules) ---------------------------------------------
 def parse_json_strictly(raw):
     """One JSON document, refused where RFC 8785 refuses it. Python's json module is lenient in five ways
     the contract is not; each hook below closes one, with the problem type the contract names."""
@@ -170,7 +170,7 @@ def metadata_faults(metadata):
     return faults
 
 
-# ---- The money request (LAB.md "Client endpoints", common/money_request.cc) ------------------------------
+# ---- The money request (docs/reference/http-contract.md "Client endpoints (client token)", common/money_request.cc) ------------------------------
 KINDS = {"/transfers": "transfer", "/payouts": "payout"}  # the route and the ledger's word for its entries
 FIELDS = {"transfer": {"from_account", "to_account", "amount", "currency", "memo", "metadata"},
           "payout": {"from_account", "destination", "amount", "currency", "memo", "metadata"}}
@@ -235,7 +235,7 @@ def parse_money_request(kind, content_type, raw):
     return request
 
 
-# ---- The bank (LAB.md "The bank"; the same schema as common/bank.cc) ------------------------------------
+# ---- The bank (docs/reference/the-bank.md "The bank"; the same schema as common/bank.cc) ------------------------------------
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS clients (id INTEGER PRIMARY KEY, name TEXT NOT NULL,
   token_sha256 TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL);
@@ -277,7 +277,7 @@ class Bank:
 
     One connection serves every thread, and `lock` guards it: a sqlite3 connection must not be used by two
     threads at once, and one lock around each whole transaction is the simplest rule that is right. It is a
-    convenience of this one process, not what makes a later stage correct (LAB.md "SQLite", the write lock)."""
+    convenience of this one process, not what makes a later stage correct (docs/reference/plumbing.md "SQLite", the write lock)."""
 
     def __init__(self, path):
         self.lock = threading.Lock()  # guards self.db, for each whole transaction or query
@@ -378,7 +378,7 @@ class Bank:
         return {**entry_json(row), "from_balance_after": row["from_balance_after"]}
 
 
-# ---- HTTP (LAB.md "The HTTP contract"; the pitfalls: LAB.md "For learners") -----------------------------
+# ---- HTTP (docs/reference/http-contract.md "The HTTP contract"; the pitfalls: docs/learn/for-learners.md "For learners") -----------------------------
 def whole(value, low, high):
     """A JSON integer (not a bool, not 1.0) from low to high: the admin endpoints' numbers."""
     return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
@@ -411,7 +411,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.move_money(KINDS[path], raw)
         raise Problem("route-not-found", f"no route {method} {path}")
 
-    # -- Who is asking (LAB.md "Authentication"): before anything else is looked at.
+    # -- Who is asking (docs/reference/http-contract.md "Authentication"): before anything else is looked at.
     def bearer_token(self):
         scheme, _, token = self.headers.get("Authorization", "").partition(" ")
         return token if scheme.lower() == "bearer" and token else ""  # the scheme is case-insensitive
@@ -429,7 +429,7 @@ class Handler(BaseHTTPRequestHandler):
         if not hmac.compare_digest(self.bearer_token().encode(), self.server.admin_token.encode()):
             raise Problem("unauthorized", "send Authorization: Bearer <admin token>", {"WWW-Authenticate": "Bearer"})
 
-    # -- The admin endpoints (LAB.md "Admin endpoints").
+    # -- The admin endpoints (docs/reference/http-contract.md "Admin endpoints (admin token)").
     def create_client(self, raw):
         self.authorize_admin()
         name = json_object(self.content_type(), raw).get("name")
@@ -466,7 +466,7 @@ class Handler(BaseHTTPRequestHandler):
             raise invalid_fields([("advance_ms", "must be a non-negative integer (milliseconds)")])
         return 200, {"now_ms": self.server.bank.advance_clock(advance)}
 
-    # -- The client endpoints (LAB.md "Client endpoints").
+    # -- The client endpoints (docs/reference/http-contract.md "Client endpoints (client token)").
     def get_account(self, account_id):
         client_id = self.authenticate()
         row = self.server.bank.query(ACCOUNT, account_id)
@@ -489,7 +489,7 @@ class Handler(BaseHTTPRequestHandler):
         self.crash_if_asked("after-money")
         return 201, entry
 
-    # -- Lab controls (LAB.md "Lab controls"): without --lab-controls their headers are ignored.
+    # -- Lab controls (docs/reference/lab-controls.md "Lab controls"): without --lab-controls their headers are ignored.
     def lab_header(self, name):
         return self.headers.get(name, "") if self.server.lab_controls else ""
 
@@ -550,7 +550,7 @@ class Handler(BaseHTTPRequestHandler):
 
 
 class LabServer(ThreadingHTTPServer):
-    """http.server, set up for bursts of clients (LAB.md "For learners", the pitfalls)."""
+    """http.server, set up for bursts of clients (docs/learn/for-learners.md "For learners", the pitfalls)."""
     daemon_threads = True                # a thread per connection; none keeps the process alive at exit
     request_queue_size = LISTEN_BACKLOG  # listen(1024), not listen(5): the grader connects 32 clients at once
 

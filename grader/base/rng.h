@@ -1,5 +1,5 @@
 // rng.h: the seeded source of every random input (clients, balances, amounts, keys, fault moments).
-// LAB.md "The grader": `--seed S` repeats a run's inputs and fault schedule exactly.
+// docs/teach/grader.md "The grader": `--seed S` repeats a run's inputs and fault schedule exactly.
 //
 //   Rng rng = Rng::for_check(seed, "stage2.simultaneous-16");   // the same inputs with or without --check
 //   auto amount = rng.between(100, 5'000);

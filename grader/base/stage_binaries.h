@@ -1,6 +1,6 @@
 // stage_binaries.h: where the reference stage servers and wrong turns are, and the command line that
 // starts one of them, for the subcommands that run them by name (`grader day replay --stage 3`,
-// `grader demo`). LAB.md "The day", "The grader".
+// `grader demo`). docs/teach/the-day.md "The day", docs/teach/grader.md "The grader".
 //
 //   auto bin = find_stage_binary("3", "");        // "build/stages/stage3_fingerprint", or nullopt
 //   std::string cmd = stage_command(*bin, "--lease 2");
@@ -22,6 +22,7 @@ struct StageServer {
   std::string label;                     // short name: the matrix's column heading ("s3", "w-raw")
   std::string name;                      // how the demo's narration names it ("stage 3", "wrong turn 3a")
   std::string title;                     // what it is, in a few words ("the canonical fingerprint")
+  std::string chapter;                   // the chapter that teaches it ("docs/learn/stage-3-fingerprint.md")
   int stage = 0;                         // the stage it is (or the stage it got wrong)
   std::optional<std::string> must_fail;  // wrong turns: the check named for the mistake
 };

@@ -1,4 +1,4 @@
-// check.h: what a check is, and the list of them. LAB.md "The grader" (the checks).
+// check.h: what a check is, and the list of them. docs/teach/grader.md "The grader" (the checks).
 //
 // A check is one sentence a correct server makes true ("a retry after a lost response moves money once"),
 // with the stage whose lesson makes it true. Its body sends requests through a CheckRun and may add
@@ -7,13 +7,15 @@
 //   Check{.name = "stage2.lost-response-retry",
 //         .stage = 2,
 //         .title = "a retry after a lost response moves money once",
-//         .section = "Stage 2: a key table with a UNIQUE constraint",
+//         .teaches = stage_chapter(2),
 //         .hint = "store the key so a repeat finds it; a repeat must not execute again",
 //         .needs = Needs::Nothing,
 //         .run = lost_response_retry};
 //
-// Registrations name every field (designated initializers): four of them are strings, and a positional
-// list would let a title and a hint change places unnoticed. .own_server is given with Needs::OwnServer.
+// Registrations name every field (designated initializers): three of them are strings, and a positional
+// list would let a title and a hint change places unnoticed. .teaches is where the text teaches it: a
+// stage's chapter (stage_chapter(N)) or a section of another ({"docs/reference/http-contract.md",
+// "Authentication"}); make test checks that each names a heading that exists (grader/base/doc_ref.h). .own_server is given with Needs::OwnServer.
 //
 // Stage 0 is the contract: the shapes of every operation. If any stage-0 check fails nothing else runs.
 #pragma once
@@ -24,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "grader/base/doc_ref.h"
 #include "grader/wire/target.h"
 
 namespace grader {
@@ -43,13 +46,13 @@ struct Check {
   std::string name;  // "stage<N>.<slug>", stable: --check takes it
   int stage = 0;
   std::string title;    // the sentence
-  std::string section;  // the LAB.md section that teaches it
+  DocRef teaches;       // the chapter and section that teach it
   std::string hint;     // one line: where to look when it fails
   Needs needs = Needs::Nothing;
   std::function<void(CheckRun&)> run;
   // Needs::OwnServer: the values the check's own server is started with. A lease of a second or two lets
   // a lease run out in real time as well as on the lab clock, so a server whose leases keep real time is
-  // tested too (LAB.md "What it assumes about time").
+  // tested too (docs/teach/grader.md "What it assumes about time").
   ServerFacts own_server{};
   // The longest the check may take, whatever the server does: past it, the check stops with the verdict it
   // has (a server that holds a key forever fails within it, and does not keep the grader waiting). Far

@@ -111,7 +111,7 @@ Anomaly anomaly_of_wrong_answer(const Exchange& x, Anomaly if_success) {
 bool fail_if_refused_valid(CheckRun& run, const Attempt& attempt, const Exchange& x, const std::string& what,
                            const std::string& hint) {
   const int status = status_of(x);
-  // The refusals of the contract's validation steps (LAB.md "Status codes and their order", 2 and 3); a 409
+  // The refusals of the contract's validation steps (docs/reference/http-contract.md "Status codes and their order", 2 and 3); a 409
   // or 422 is the idempotency step's answer, another fault.
   if (status != 400 && status != 413 && status != 415) return false;
   std::string type = problem_type_of(*x.response);

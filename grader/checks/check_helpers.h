@@ -10,7 +10,7 @@
 
 namespace grader {
 
-constexpr std::size_t kBodyLimitBytes = 16 * 1024;  // LAB.md: 413 over 16 KiB
+constexpr std::size_t kBodyLimitBytes = 16 * 1024;  // docs/reference/http-contract.md: 413 over 16 KiB
 
 struct TwoAccounts {
   ClientInfo* owner = nullptr;
@@ -47,7 +47,7 @@ std::future<Exchange> send_in_background(CheckRun& run, const Attempt& attempt);
 bool is_success(const Exchange& x);  // any 2xx
 // The answer says it is a replay (Idempotent-Replayed: true, or the header a policy names).
 bool says_replayed(const Exchange& x, const std::string& header = "Idempotent-Replayed");
-// A first answer is never a replay (LAB.md "Stage 5", the design): a server that marks it so lies to the
+// A first answer is never a replay (docs/learn/stage-5-replay.md "Stage 5: replay the stored response", the design): a server that marks it so lies to the
 // client about what happened, whatever the body. A finding (replay-mismatch) if it says it is one.
 void expect_not_marked_replay(CheckRun& run, const Attempt& attempt, const Exchange& first);
 bool is_in_progress(const Exchange& x);  // 409 request-in-progress
@@ -58,12 +58,12 @@ int status_of(const Exchange& x);    // 0 when no response
 // The "id" member of a JSON body, if there is one.
 std::optional<std::int64_t> entry_id(const Exchange& x);
 
-// Lab controls (LAB.md "Lab controls"): how long a race needs, not longer.
+// Lab controls (docs/reference/lab-controls.md "Lab controls"): how long a race needs, not longer.
 constexpr const char* kLabDelay = "Lab-Delay-Ms";
 constexpr const char* kLabCrash = "Lab-Crash";
 constexpr const char* kLabFail = "Lab-Fail";
 // The lease checks run on a server of their own with a lease of one second, so that a server whose leases
-// keep real time can be seen to take over and to fence (LAB.md "What it assumes about time").
+// keep real time can be seen to take over and to fence (docs/teach/grader.md "What it assumes about time").
 inline const ServerFacts kShortLease{.lease_seconds = 1, .key_ttl_seconds = 86'400};
 // The delay a burst holds its winner in, so losers arrive while it runs (milliseconds).
 constexpr int kBurstDelayMs = 300;
@@ -103,7 +103,7 @@ struct SlowFirst {
   std::future<Exchange> first;
 };
 SlowFirst send_slow_first(CheckRun& run, const TwoAccounts& accounts, int delay_ms);
-// A Lab-Delay-Ms is at most 10 s (LAB.md "Lab controls"): the base delay times `times`, within that.
+// A Lab-Delay-Ms is at most 10 s (docs/reference/lab-controls.md "Lab controls"): the base delay times `times`, within that.
 constexpr int kLabDelayLimitMs = 10'000;
 constexpr int grown_delay(int base_ms, int times) { return std::min(base_ms * times, kLabDelayLimitMs); }
 

@@ -1,5 +1,5 @@
 // check_run.h: what a check body uses to talk to the server, record the history and report findings.
-// LAB.md "The grader".
+// docs/teach/grader.md "The grader".
 //
 //   void lost_response_retry(CheckRun& run) {
 //     World& w = run.world();

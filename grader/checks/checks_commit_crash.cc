@@ -1,4 +1,4 @@
-// checks_commit_crash.cc: stage 4's crash between any two commits of a request. LAB.md "Stage 4", "Lab controls".
+// checks_commit_crash.cc: stage 4's crash between any two commits of a request. docs/learn/stage-4-two-phase.md "Stage 4: in_progress, then completed", docs/reference/lab-controls.md "Lab controls".
 //
 // Stage 4's promise is that money and the key's completion commit together, so a crash anywhere leaves
 // either nothing (a claim, taken over after its lease) or both (replayed). A server that commits them in
@@ -50,7 +50,7 @@ Check commit_crash_check() {
   return {.name = "stage4.crash-between-commits",
           .stage = 4,
           .title = "a crash right after any commit of a request, then a retry, moves the money exactly once",
-          .section = "Stage 4: in_progress, then completed",
+          .teaches = {"docs/learn/stage-4-two-phase.md", "Stage 4: in_progress, then completed"},
           .hint = "commit the money and the key's completion in one transaction: a crash between two commits "
                   "must leave nothing half done",
           .needs = Needs::OwnServer,

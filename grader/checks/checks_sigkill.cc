@@ -1,4 +1,4 @@
-// checks_sigkill.cc: a real SIGKILL during a burst of retries. LAB.md "Stage 4", "Lab controls".
+// checks_sigkill.cc: a real SIGKILL during a burst of retries. docs/learn/stage-4-two-phase.md "Stage 4: in_progress, then completed", docs/reference/lab-controls.md "Lab controls".
 //
 // Lab-Crash ends the process at two chosen lines. A SIGKILL can land anywhere: inside a transaction,
 // between the claim and the money, while a response is being written. After it the server is restarted on
@@ -70,7 +70,7 @@ Check sigkill_check() {
   return {.name = "stage4.sigkill-burst",
           .stage = 4,
           .title = "a SIGKILL during a burst of retries moves each intent at most once, and once if told success",
-          .section = "Stage 4: in_progress, then completed",
+          .teaches = {"docs/learn/stage-4-two-phase.md", "Stage 4: in_progress, then completed"},
           .hint = "the money and the key's completion commit together; a restart loses nothing committed",
           .needs = Needs::Restart,
           .run = sigkill_burst};

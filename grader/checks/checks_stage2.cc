@@ -1,4 +1,4 @@
-// checks_stage2.cc: stage 2, the unique key. LAB.md "The Idempotency-Key header", "Stage 2".
+// checks_stage2.cc: stage 2, the unique key. docs/reference/http-contract.md "The Idempotency-Key header", docs/learn/stage-2-unique-key.md "Stage 2: a key table with a UNIQUE constraint".
 //
 // A key must be present and well-formed; a request refused as invalid does not use up its key; and one
 // intent moves money once however its copies arrive: after a lost response, or all at the same moment.
@@ -90,7 +90,7 @@ void rejected_body_keeps_key(CheckRun& run) {
 // Where a server that compares keys inexactly should look.
 constexpr const char* kExactKeyHint =
     "compare keys exactly, byte for byte after unquoting: letter case and spaces inside the quotes are part of "
-    "the key (LAB.md \"The Idempotency-Key header\")";
+    "the key (docs/reference/http-contract.md \"The Idempotency-Key header\")";
 
 // Keys are compared exactly: a key that differs from another only in letter case, or in spaces inside the
 // quotes, is another key, so its request is its own and moves money once (a server that folds or trims
@@ -142,7 +142,7 @@ void keys_compared_exactly(CheckRun& run) {
     run.expect_status(x, a, {200, 201, 422});
 }
 
-// The contract's order (LAB.md "Status codes and their order"): who is asking (401), then the key (400
+// The contract's order (docs/reference/http-contract.md "Status codes and their order"): who is asking (401), then the key (400
 // idempotency-key-*), then the body (415, 413, 400). A request wrong in several ways gets the first
 // failing step's answer: a server that validates the body before the key answers the body's problem.
 void checks_in_order(CheckRun& run) {
@@ -221,7 +221,7 @@ void burst_of_one_intent(CheckRun& run, int copies, int delay_ms) {
 // another's COMMIT. Measured on a 2-core machine against the mutant select-then-insert: about half of
 // the bursts moved money twice (232 of 480 over 20 seeds), so one burst misses it half the time, and
 // the 23 bursts without delay miss it with odds of about (1/2)^23; even at 1 burst in 4 they would miss
-// it once in 700 runs (LAB.md "How it observes").
+// it once in 700 runs (docs/teach/grader.md "How it observes").
 void simultaneous_identical(CheckRun& run, int copies, int bursts) {
   burst_of_one_intent(run, copies, kBurstDelayMs);
   for (int n = 1; n < bursts; ++n) burst_of_one_intent(run, copies, 0);
@@ -230,61 +230,61 @@ void simultaneous_identical(CheckRun& run, int copies, int bursts) {
 }  // namespace
 
 std::vector<Check> stage2_checks() {
-  const std::string section = "Stage 2: a key table with a UNIQUE constraint";
+  const DocRef chapter = stage_chapter(2);
   return {
       {.name = "stage2.key-required",
        .stage = 2,
        .title = "a missing, empty or malformed Idempotency-Key gets its 400 and moves nothing",
-       .section = "The Idempotency-Key header",
+       .teaches = {"docs/reference/http-contract.md", "The Idempotency-Key header"},
        .hint = "parse the header as an sf-string before anything else (after auth)",
        .needs = Needs::Nothing,
        .run = key_required},
       {.name = "stage2.longest-key",
        .stage = 2,
        .title = "a key of 255 characters with \\\" and \\\\ escapes is accepted, and is one key",
-       .section = "The Idempotency-Key header",
+       .teaches = {"docs/reference/http-contract.md", "The Idempotency-Key header"},
        .hint = "unquote the sf-string first; the limit is 255 characters after unquoting",
        .needs = Needs::Nothing,
        .run = longest_key_accepted},
       {.name = "stage2.keys-compared-exactly",
        .stage = 2,
        .title = "keys that differ only in letter case or spaces are two keys, and a key of spaces is a key",
-       .section = "The Idempotency-Key header",
+       .teaches = {"docs/reference/http-contract.md", "The Idempotency-Key header"},
        .hint = "compare keys exactly after unquoting: do not fold their case or trim them",
        .needs = Needs::Nothing,
        .run = keys_compared_exactly},
       {.name = "stage2.checks-in-order",
        .stage = 2,
        .title = "401 comes before the key's 400, and the key's 400 before the body's 415, 413 or 400",
-       .section = "Status codes and their order",
+       .teaches = {"docs/reference/http-contract.md", "Status codes and their order"},
        .hint = "authenticate first, then parse the Idempotency-Key, then validate the body",
        .needs = Needs::Nothing,
        .run = checks_in_order},
       {.name = "stage2.rejected-body-keeps-key",
        .stage = 2,
        .title = "a 400 body does not burn its key",
-       .section = "Status codes and their order",
+       .teaches = {"docs/reference/http-contract.md", "Status codes and their order"},
        .hint = "validate the body before the key is stored",
        .needs = Needs::Nothing,
        .run = rejected_body_keeps_key},
       {.name = "stage2.lost-response-retry",
        .stage = 2,
        .title = "a retry after a lost response moves money once",
-       .section = section,
+       .teaches = chapter,
        .hint = "store the key so a repeat finds it; a repeat must not execute again",
        .needs = Needs::Nothing,
        .run = lost_response_retry},
       {.name = "stage2.simultaneous-2",
        .stage = 2,
        .title = "2 simultaneous identical requests move money once",
-       .section = section,
+       .teaches = chapter,
        .hint = "let the UNIQUE constraint decide who is first, not a SELECT before the INSERT",
        .needs = Needs::Nothing,
        .run = [](CheckRun& r) { simultaneous_identical(r, 2, 1); }},
       {.name = "stage2.simultaneous-16",
        .stage = 2,
        .title = "16 simultaneous identical requests move money once, in each of 24 bursts",
-       .section = section,
+       .teaches = chapter,
        .hint = "let the UNIQUE constraint decide who is first, not a SELECT before the INSERT",
        .needs = Needs::Nothing,
        .run = [](CheckRun& r) { simultaneous_identical(r, 16, kRaceBursts); }},

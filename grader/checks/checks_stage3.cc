@@ -1,4 +1,4 @@
-// checks_stage3.cc: stage 3, the fingerprint. LAB.md "Stage 3".
+// checks_stage3.cc: stage 3, the fingerprint. docs/learn/stage-3-fingerprint.md "Stage 3: the canonical fingerprint".
 //
 // A key names one request body. The same key with another amount, recipient or metadata value is a client
 // bug and gets 422; the same JSON written differently (members reordered, other whitespace, other escapes,
@@ -124,7 +124,7 @@ const std::string kMetadataRespelled[] = {
 // What a server that refuses one of equivalent_body's spellings should read.
 constexpr const char* kValidSpellingsHint =
     "every one of these spellings is a valid body: members in any order, any whitespace and JSON escape, an "
-    "integral amount as 1500, 1500.0 or 1.5e3; validate the parsed value, not the text (LAB.md \"Client "
+    "integral amount as 1500, 1500.0 or 1.5e3; validate the parsed value, not the text (docs/reference/http-contract.md \"Client endpoints (client token)"
     "endpoints\", body rules)";
 
 void equivalent_body(CheckRun& run) {
@@ -164,7 +164,7 @@ void equivalent_body(CheckRun& run) {
 }
 
 // The Content-Type a repeat may carry: application/json with parameters, in another letter case. The media
-// type says how to read the body, it is not part of the request (LAB.md "Stage 3: the canonical fingerprint").
+// type says how to read the body, it is not part of the request (docs/learn/stage-3-fingerprint.md "Stage 3: the canonical fingerprint").
 const char* const kJsonMediaTypes[] = {
     "application/json; charset=utf-8",
     "application/json;charset=UTF-8",
@@ -185,7 +185,7 @@ void media_type_spelling(CheckRun& run) {
     const std::string what = std::string("Content-Type: ") + media_type;
     if (fail_if_refused_valid(run, same, x, what,
                               "application/json is matched without its parameters and in any letter case "
-                              "(LAB.md \"Status codes and their order\")"))
+                              "(docs/reference/http-contract.md \"Status codes and their order\")"))
       continue;
     if (!run.expect_status(x, same, {200, 201}, "", Anomaly::FingerprintTooStrict))
       run.add_to_last_finding(" (the same body with " + what + ")");
@@ -195,19 +195,19 @@ void media_type_spelling(CheckRun& run) {
 }  // namespace
 
 std::vector<Check> stage3_checks() {
-  const std::string section = "Stage 3: the canonical fingerprint";
+  const DocRef chapter = stage_chapter(3);
   return {
       {.name = "stage3.changed-amount",
        .stage = 3,
        .title = "the same key with another amount gets 422 and moves nothing more",
-       .section = section,
+       .teaches = chapter,
        .hint = "store a fingerprint of the body with the key; compare it on every repeat",
        .needs = Needs::Nothing,
        .run = [](CheckRun& r) { changed_body(r, Change::Amount); }},
       {.name = "stage3.changed-recipient",
        .stage = 3,
        .title = "the same key with another recipient gets 422 and moves nothing more",
-       .section = section,
+       .teaches = chapter,
        .hint = "store a fingerprint of the body with the key; compare it on every repeat",
        .needs = Needs::Nothing,
        .run = [](CheckRun& r) { changed_body(r, Change::Recipient); }},
@@ -215,28 +215,28 @@ std::vector<Check> stage3_checks() {
        .stage = 3,
        .title =
            "the same key with another memo, currency, source or payout destination gets 422 and moves nothing more",
-       .section = section,
+       .teaches = chapter,
        .hint = "fingerprint the whole canonical body, every member as sent",
        .needs = Needs::Nothing,
        .run = changed_other_fields},
       {.name = "stage3.changed-metadata",
        .stage = 3,
        .title = "the same key with another metadata value gets 422 and moves nothing more",
-       .section = section,
+       .teaches = chapter,
        .hint = "fingerprint the whole body, metadata included, not only the fields the bank reads",
        .needs = Needs::Nothing,
        .run = [](CheckRun& r) { changed_body(r, Change::Metadata); }},
       {.name = "stage3.equivalent-body",
        .stage = 3,
        .title = "the same body reordered, re-spaced, escaped or with numbers spelled differently is the same request",
-       .section = section,
+       .teaches = chapter,
        .hint = "fingerprint the RFC 8785 canonical form, not the raw bytes nor a re-serialization with sorted keys",
        .needs = Needs::Nothing,
        .run = equivalent_body},
       {.name = "stage3.media-type-spelling",
        .stage = 3,
        .title = "the same body with Content-Type parameters or in another letter case is the same request",
-       .section = section,
+       .teaches = chapter,
        .hint = "fingerprint the canonical body only: no header, the Content-Type included, is part of it",
        .needs = Needs::Nothing,
        .run = media_type_spelling},

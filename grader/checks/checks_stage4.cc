@@ -1,4 +1,4 @@
-// checks_stage4.cc: stage 4, two phases. LAB.md "Stage 4".
+// checks_stage4.cc: stage 4, two phases. docs/learn/stage-4-two-phase.md "Stage 4: in_progress, then completed".
 //
 // The key is claimed (in_progress) before the work and completed in the same transaction as the money.
 // So a repeat while the first request runs hears 409, a crash leaves an honest in_progress claim that a
@@ -274,19 +274,19 @@ void busy_releases_key(CheckRun& run) {
 }  // namespace
 
 std::vector<Check> stage4_checks() {
-  const std::string section = "Stage 4: in_progress, then completed";
+  const DocRef chapter = stage_chapter(4);
   auto checks = std::vector<Check>{
       {.name = "stage4.in-flight-repeat",
        .stage = 4,
        .title = "a repeat during a slow first request gets 409 with Retry-After, then the result",
-       .section = section,
+       .teaches = chapter,
        .hint = "claim the key as in_progress; answer a repeat 409 until it is completed",
        .needs = Needs::Nothing,
        .run = in_flight_repeat},
       {.name = "stage4.crash-before-money",
        .stage = 4,
        .title = "a crash before the money moves never yields a success without money",
-       .section = section,
+       .teaches = chapter,
        .hint = "record completed in the same transaction as the money; a lapsed lease lets a retry take over",
        .needs = Needs::OwnServer,
        .run = crash_before_money,
@@ -294,7 +294,7 @@ std::vector<Check> stage4_checks() {
       {.name = "stage4.crash-after-money",
        .stage = 4,
        .title = "a crash after the money moved yields exactly one transfer",
-       .section = section,
+       .teaches = chapter,
        .hint = "commit the money and the key's completion together",
        .needs = Needs::OwnServer,
        .run = crash_after_money,
@@ -302,7 +302,7 @@ std::vector<Check> stage4_checks() {
       {.name = "stage4.lease-fencing",
        .stage = 4,
        .title = "a first request slower than its lease is fenced out when a retry takes over",
-       .section = section,
+       .teaches = chapter,
        .hint = "check, in the money's transaction, that you still hold the claim (a fencing token)",
        .needs = Needs::OwnServer,
        .run = lease_fencing,
@@ -310,14 +310,14 @@ std::vector<Check> stage4_checks() {
       {.name = "stage4.busy-releases-key",
        .stage = 4,
        .title = "after a 503 (database busy) the retry runs at once: the key was freed",
-       .section = section,
+       .teaches = chapter,
        .hint = "on a failure that is not the request's own, roll back and release the claim",
        .needs = Needs::Nothing,
        .run = busy_releases_key},
       {.name = "stage4.takeover-holds-lease",
        .stage = 4,
        .title = "a retry while the request that took the claim over still runs gets 409: a takeover has a lease",
-       .section = section,
+       .teaches = chapter,
        .hint = "a takeover sets locked_until = now + lease, as the first claim did",
        .needs = Needs::OwnServer,
        .run = takeover_holds_lease,
@@ -325,14 +325,14 @@ std::vector<Check> stage4_checks() {
       {.name = "stage4.busy-frees-only-its-key",
        .stage = 4,
        .title = "a 503 frees only its own key: another key in flight still answers 409",
-       .section = section,
+       .teaches = chapter,
        .hint = "release only your own claim: the row's id and fence, while in_progress",
        .needs = Needs::Nothing,
        .run = busy_frees_only_its_key},
       {.name = "stage4.overdraft-key-not-stuck",
        .stage = 4,
        .title = "an overdraft does not leave its key stuck",
-       .section = section,
+       .teaches = chapter,
        .hint = "a 402 is a deterministic outcome: complete the key with it",
        .needs = Needs::Nothing,
        .run = overdraft_key_not_stuck},

@@ -1,4 +1,4 @@
-// checks_stage5.cc: stage 5, the stored response. LAB.md "Stage 5".
+// checks_stage5.cc: stage 5, the stored response. docs/learn/stage-5-replay.md "Stage 5: replay the stored response".
 //
 // A repeat of a completed request gets the first response itself: the same status, the same body bytes
 // (even though the balance has changed since), and Idempotent-Replayed: true. Refusals such as 402 are
@@ -100,19 +100,19 @@ void replay_burst(CheckRun& run) {
 }  // namespace
 
 std::vector<Check> stage5_checks() {
-  const std::string section = "Stage 5: replay the stored response";
+  const DocRef chapter = stage_chapter(5);
   return {
       {.name = "stage5.replay-byte-identical",
        .stage = 5,
        .title = "a repeat after completion is byte-identical, even after the balance changed",
-       .section = section,
+       .teaches = chapter,
        .hint = "store status, Content-Type and body bytes at completion; replay them with Idempotent-Replayed: true",
        .needs = Needs::Nothing,
        .run = replay_byte_identical},
       {.name = "stage5.replay-402",
        .stage = 5,
        .title = "a stored 402 replays identically",
-       .section = section,
+       .teaches = chapter,
        .hint = "a refusal is an outcome too: store it like a 201",
        .needs = Needs::Nothing,
        .run = replay_402},
@@ -120,14 +120,14 @@ std::vector<Check> stage5_checks() {
        .stage = 5,
        .title = "every stored refusal (402, 404, 400 currency-mismatch, 422 balance-limit) replays, even once its "
                 "cause is gone",
-       .section = section,
+       .teaches = chapter,
        .hint = "complete the key with whatever the bank answered, in the money's transaction; replay it",
        .needs = Needs::Nothing,
        .run = replay_refusals},
       {.name = "stage5.replay-burst",
        .stage = 5,
        .title = "a burst of simultaneous repeats after completion is identical every time",
-       .section = section,
+       .teaches = chapter,
        .hint = "replay from the stored bytes, never rebuild",
        .needs = Needs::Nothing,
        .run = replay_burst},

@@ -1,4 +1,4 @@
-// checks_stage6.cc: stage 6, scope and retention. LAB.md "Stage 6".
+// checks_stage6.cc: stage 6, scope and retention. docs/learn/stage-6-scope-ttl.md "Stage 6: scope and retention".
 //
 // A key belongs to (client, endpoint, key): another client's identical key is another request, and so
 // is the same key on another endpoint. A key is remembered for --key-ttl seconds (lab clock), and
@@ -367,7 +367,7 @@ void policy_stored_outcomes(CheckRun& run) {
                                  ? j["replay_header"].get<std::string>()
                                  : "Idempotent-Replayed";
 
-  std::set<int> storable{201};  // what a key can be completed with (LAB.md "Stage 5", what is stored)
+  std::set<int> storable{201};  // what a key can be completed with (docs/learn/stage-5-replay.md "Stage 5: replay the stored response", what is stored)
   for (RefusalKind kind : kRefusalKinds) {
     Refusal refusal = set_up_refusal(run, alice, kind);
     storable.insert(refusal.status);
@@ -473,40 +473,40 @@ void idle_server_rests(CheckRun& run) {
 }  // namespace
 
 std::vector<Check> stage6_checks() {
-  const std::string section = "Stage 6: scope and retention";
+  const DocRef chapter = stage_chapter(6);
   return {
       {.name = "stage6.foreign-same-body",
        .stage = 6,
        .title = "another client's same key and body gets its own 404, never the first response",
-       .section = section,
+       .teaches = chapter,
        .hint = "scope keys by (client, endpoint, key), and look the key up only after authentication",
        .needs = Needs::Nothing,
        .run = [](CheckRun& r) { foreign_client(r, true); }},
       {.name = "stage6.foreign-own-body",
        .stage = 6,
        .title = "another client's same key with its own body is its own transfer",
-       .section = section,
+       .teaches = chapter,
        .hint = "scope keys by (client, endpoint, key)",
        .needs = Needs::Nothing,
        .run = [](CheckRun& r) { foreign_client(r, false); }},
       {.name = "stage6.endpoint-scope",
        .stage = 6,
        .title = "the same key on /transfers and /payouts is two requests",
-       .section = section,
+       .teaches = chapter,
        .hint = "the endpoint is part of the key's scope",
        .needs = Needs::Nothing,
        .run = endpoint_scope},
       {.name = "stage6.key-ttl",
        .stage = 6,
        .title = "before the TTL a repeat replays; after it the same request is a new transfer",
-       .section = section,
+       .teaches = chapter,
        .hint = "expire keys --key-ttl seconds after first use, on the lab clock",
        .needs = Needs::Nothing,
        .run = key_ttl},
       {.name = "stage6.expired-key-held",
        .stage = 6,
        .title = "a key past its TTL whose first request still holds the lease is still in progress",
-       .section = section,
+       .teaches = chapter,
        .hint = "delete an expired row only once it is completed or its lease has run out (claim and sweeper)",
        .needs = Needs::OwnServer,
        .run = expired_key_still_held,
@@ -514,7 +514,7 @@ std::vector<Check> stage6_checks() {
       {.name = "stage6.outlived-key",
        .stage = 6,
        .title = "a request slower than its lease and its key's TTL cannot complete the key's next life",
-       .section = section,
+       .teaches = chapter,
        .hint = "name a claim by its row, never reuse an expired row: the next life is a new row",
        .needs = Needs::OwnServer,
        .run = outlived_key,
@@ -522,35 +522,35 @@ std::vector<Check> stage6_checks() {
       {.name = "stage6.policy-stored-outcomes",
        .stage = 6,
        .title = "the statuses the policy says are stored are the ones replayed",
-       .section = section,
+       .teaches = chapter,
        .hint = "publish in stored_statuses exactly the outcomes you complete the key with",
        .needs = Needs::Nothing,
        .run = policy_stored_outcomes},
       {.name = "stage6.policy-retry-after",
        .stage = 6,
        .title = "a 409 in progress says Retry-After: the policy's retry_after_seconds",
-       .section = section,
+       .teaches = chapter,
        .hint = "publish the Retry-After the in-progress answer sends, from the same constant",
        .needs = Needs::Nothing,
        .run = policy_retry_after},
       {.name = "stage6.policy",
        .stage = 6,
        .title = "GET /idempotency-policy matches the flags and the behaviour",
-       .section = section,
+       .teaches = chapter,
        .hint = "report scope, key_ttl_seconds, lease_seconds, fingerprint, stored_statuses, replay_header",
        .needs = Needs::Nothing,
        .run = policy},
       {.name = "stage6.idle-server-rests",
        .stage = 6,
        .title = "an idle server rests: it keeps no core busy while no request comes",
-       .section = section,
+       .teaches = chapter,
        .hint = "let the sweeper sleep between sweeps (a wait with the stop token), and loop only while a batch was full",
        .needs = Needs::Nothing,
        .run = idle_server_rests},
       {.name = "stage6.policy-follows-flags",
        .stage = 6,
        .title = "GET /idempotency-policy publishes the --lease and --key-ttl the server was started with",
-       .section = section,
+       .teaches = chapter,
        .hint = "read lease_seconds and key_ttl_seconds from the flags the server parsed, not from constants",
        .needs = Needs::OwnServer,
        .run = policy_follows_flags,

@@ -6,7 +6,7 @@
 namespace grader {
 namespace {
 
-// The largest balance an account may hold (LAB.md "The bank"): 2^53 - 1 minor units.
+// The largest balance an account may hold (docs/reference/the-bank.md "The bank"): 2^53 - 1 minor units.
 constexpr std::int64_t kMaxBalance = (std::int64_t{1} << 53) - 1;
 
 // A currency other than the world's, for a target account the request's currency cannot reach.

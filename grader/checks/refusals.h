@@ -1,5 +1,5 @@
 // refusals.h: the bank's refusals a check causes on purpose, each set up so that it is refused, and, where
-// the world allows, with the step that removes its cause. LAB.md "Stage 5: replay the stored response" (what
+// the world allows, with the step that removes its cause. docs/learn/stage-5-replay.md "Stage 5: replay the stored response" (what
 // is stored) and "The bank" (the refusals).
 //
 //   Refusal r = set_up_refusal(run, *alice, RefusalKind::BalanceLimit);

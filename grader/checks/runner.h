@@ -1,5 +1,5 @@
 // runner.h: runs the selected checks against one server, in order, and collects their outcomes.
-// LAB.md "The grader".
+// docs/teach/grader.md "The grader".
 //
 //   std::vector<Check> all = all_checks();   // outlives the run: the outcomes point into it
 //   auto outcomes = run_checks(target, history, select_checks(all, selection), config, &reporter);

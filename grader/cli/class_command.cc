@@ -39,7 +39,7 @@ constexpr const char* kSummaryHtml = "summary.html";
 const CommandSpec kClassSpec{
     .name = "grader class",
     .summary = "grades a whole class of submissions, a few at a time, and writes a summary of the class\n"
-               "(LAB.md \"Grading a class\").",
+               "(docs/teach/grader-for-courses.md \"Grading a class\").",
     .usage = {"--submissions DIR [--stage N] [--seed S] [--jobs N] [--out DIR] [--fresh]",
               "--roster FILE [--stage N] [--seed S] [--jobs N] [--out DIR] [--fresh]"},
     .description = R"(Who is in the class:
@@ -72,7 +72,7 @@ command, and takes their row from it; --fresh grades everyone again.)",
               {"--fresh", "", "grade every learner again, even the ones a run before graded"},
               {"--sandbox", "",
                "each learner's server runs in bubblewrap (grader --help, --sandbox): it sees its own\n"
-               "folder read-only, not the other learners' folders nor OUT (LAB.md \"Grading a class\")"}},
+               "folder read-only, not the other learners' folders nor OUT (docs/teach/grader-for-courses.md \"Grading a class\")"}},
     .closing = R"(Exit status: 0 when every learner has a row and the summary was written (whatever their verdicts),
 1 when a report or the summary could not be written, 2 for a usage error.
 Progress: on a terminal a line that is rewritten, and a line per finished learner; elsewhere (a pipe, a

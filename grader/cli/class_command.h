@@ -1,5 +1,5 @@
 // class_command.h: `grader class`: a whole class of submissions graded in one command, each learner in a
-// grader process of their own, a few at a time, with a summary for the class. LAB.md "Grading a class".
+// grader process of their own, a few at a time, with a summary for the class. docs/teach/grader-for-courses.md "Grading a class".
 //
 //   grader class --submissions DIR [--stage N] [--seed S] [--jobs N] [--out DIR] [--fresh]
 //   grader class --roster FILE ...

@@ -1,5 +1,5 @@
 // class_learner.h: grading one learner of a class (`grader class`) in a child process of their own.
-// LAB.md "Grading a class".
+// docs/teach/grader-for-courses.md "Grading a class".
 //
 //   LearnerRun run{.stage = 5, .seed = 1, .time_limit = std::chrono::minutes(20), .out_dir = "class/alice"};
 //   ClassRow row = grade_learner(learner, run);   // never throws: whatever happens is the row

@@ -1,4 +1,4 @@
-// class_resume.h: how a second `grader class` run skips the learners the first one graded. LAB.md
+// class_resume.h: how a second `grader class` run skips the learners the first one graded. docs/teach/grader-for-courses.md
 // "Grading a class" (resume).
 //
 //   if (auto row = graded_before(dir, stage, seed, command)) rows.push_back(*row);  // skipped

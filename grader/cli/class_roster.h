@@ -1,5 +1,5 @@
 // class_roster.h: who is in a class, for `grader class`: each learner's name, folder and start command.
-// LAB.md "Grading a class".
+// docs/teach/grader-for-courses.md "Grading a class".
 //
 // Two ways to name a class:
 //   a folder of submissions   each subfolder is one learner, named by the folder; its start command is the

@@ -1,5 +1,5 @@
 // day.cc: `grader day`, the command line of the day of requests: generate, replay (and audit), show.
-// LAB.md "The day". The parts: day_log.cc (the format), day_generate.cc, day_replay.cc, day_audit.cc.
+// docs/teach/the-day.md "The day". The parts: day_log.cc (the format), day_generate.cc, day_replay.cc, day_audit.cc.
 #include "grader/cli/day.h"
 
 #include <unistd.h>
@@ -36,7 +36,7 @@ constexpr int kParallelReplays = 2;       // servers replayed at once by --stage
 
 const CommandSpec kDaySpec{
     .name = "grader day",
-    .summary = "the day of requests (LAB.md \"The day\"; the log's grammar: logs/README.md).",
+    .summary = "the day of requests (docs/teach/the-day.md \"The day\"; the log's grammar: logs/README.md).",
     .usage = {"generate [--seed S] [--intents N] [--out FILE]",
               "replay LOG --stage N|NAME|all [--bin-dir DIR] [options]",
               "replay LOG --server \"<command with {port} {db} {admin_token}>\" [options]",

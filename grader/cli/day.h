@@ -1,4 +1,4 @@
-// day.h: `grader day`: the day of requests. LAB.md "The day"; the log's grammar is in logs/README.md.
+// day.h: `grader day`: the day of requests. docs/teach/the-day.md "The day"; the log's grammar is in logs/README.md.
 //
 //   grader day generate [--seed S] [--intents N] [--out FILE]
 //   grader day replay LOG (--stage N|NAME|all | --server CMD | --url URL --admin-token T) [--json FILE]

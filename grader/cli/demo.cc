@@ -1,5 +1,5 @@
 // demo.cc: `grader demo`, the show: narrated failure scenarios an instructor runs live in class, each on
-// the stage (or wrong turn) that has the flaw and then on the stage that fixes it. LAB.md "The day" (the show).
+// the stage (or wrong turn) that has the flaw and then on the stage that fixes it. docs/teach/the-day.md "The day" (the show).
 //
 //   grader demo                               lists the scenarios
 //   grader demo NAME [--step] [--bin-dir DIR] tells one; `grader demo all` tells every one in turn
@@ -30,7 +30,7 @@ namespace {
 const CommandSpec kDemoSpec{
     .name = "grader demo",
     .summary = "narrated failure scenarios, each told on the real stage server that has the flaw, then on\n"
-               "the stage that fixes it (LAB.md \"The day\", the show).",
+               "the stage that fixes it (docs/teach/the-day.md \"The day\", the show).",
     .usage = {"", "NAME [--step] [--bin-dir DIR] [--history FILE]", "all [--step] [--bin-dir DIR] [--history FILE]"},
     .description = "Without NAME it lists the scenarios; with NAME it tells that one, on its flawed stage, then on its\n"
                    "fixing stage; with all, every scenario in turn.",
@@ -49,7 +49,7 @@ std::string stands_of(const DemoScenario& s) {
 }
 
 void list_scenarios(std::ostream& out) {
-  out << "grader demo: failure scenarios told on the real stage servers (LAB.md \"The day\").\n\n";
+  out << "grader demo: failure scenarios told on the real stage servers (docs/teach/the-day.md \"The day\").\n\n";
   for (const auto& s : demo_scenarios()) {
     std::string name = s.name;
     out << "  " << name << std::string(name.size() < 24 ? 24 - name.size() : 1, ' ') << s.title << "\n"

@@ -1,5 +1,5 @@
 // demo.h: `grader demo`: narrated scenarios, one per failure mode, against the real stage servers.
-// LAB.md "The day" (the show).
+// docs/teach/the-day.md "The day" (the show).
 //
 //   grader demo                                lists the scenarios
 //   grader demo NAME [--step] [--bin-dir DIR]  runs one on the stage that has the flaw, then on the one that

@@ -127,7 +127,8 @@ int run_grade(const GraderOptions& o) {
     HtmlReport report{.title = "grader: " + (o.server.empty() ? o.url : o.server),
                       .about = {"seed " + std::to_string(seed), "repeat: " + repeat},
                       .checks = selected,
-                      .servers = {graded_server("server", o.server.empty() ? o.url : o.server, outcomes, history)}};
+                      .servers = {graded_server("server", o.server.empty() ? o.url : o.server, outcomes, history)},
+                      .book = local_book_url()};
     if (write_report_html(o.html_path, report))
       std::cout << "grader: report in " << o.html_path << "\n";
     else

@@ -64,7 +64,7 @@ constexpr rlim_t kDescriptorsNeeded = 2 * kPhase2Connections + kSlowSockets + kI
 
 const CommandSpec kLoadSpec{
     .name = "grader load",
-    .summary = "bounded loopback load on one server (LAB.md \"Plumbing\", Reliability, \"Load\").",
+    .summary = "bounded loopback load on one server (docs/reference/plumbing.md \"Plumbing\", Reliability, \"Load\").",
     .usage = {"[--bin-dir <build>/stages | --server \"<command>\"] [--seconds-per-phase S]"},
     .description = R"(Starts stage 6 (from --bin-dir, default: beside the grader), or the --server command with {port}, {db}
 and {admin_token}, and runs three phases of S seconds each (default 8):

@@ -1,5 +1,5 @@
 // load.h: `grader load`: bounded loopback load on one server, to show that it stays up and correct under
-// many connections and slow clients. LAB.md "Plumbing" (Reliability, "Load"); `make load` runs it.
+// many connections and slow clients. docs/reference/plumbing.md "Plumbing" (Reliability, "Load"); `make load` runs it.
 //
 //   grader load [--bin-dir DIR | --server CMD] [--seconds-per-phase S]
 //

@@ -145,7 +145,8 @@ int run_matrix(const GraderOptions& options) {
                                     " --seed " + std::to_string(seed)},
                       .checks = selected,
                       .servers = std::move(run.servers),
-                      .staircase = run.problems};
+                      .staircase = run.problems,
+                      .book = local_book_url()};
     written = write_report_html(options.html_path, report);
     if (written) std::cout << "grader matrix: report in " << options.html_path << "\n";
   }

@@ -1,4 +1,4 @@
-// matrix.h: `grader matrix --bin-dir <build>/stages`: the grader checks itself. LAB.md "The grader" (matrix).
+// matrix.h: `grader matrix --bin-dir <build>/stages`: the grader checks itself. docs/teach/grader.md "The grader" (matrix).
 //
 // Every reference stage and every wrong-turn variant present in bin-dir is graded with every check. The
 // result must be a staircase:

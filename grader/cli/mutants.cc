@@ -22,7 +22,7 @@ namespace {
 
 const CommandSpec kMutantsSpec{
     .name = "grader mutants",
-    .summary = "grades stage 6's mutants, each on several seeds (LAB.md \"The grader\", mutants).",
+    .summary = "grades stage 6's mutants, each on several seeds (docs/teach/grader.md \"The grader\", mutants).",
     .usage = {"--bin-dir <build>/stages [--mutants grader/mutants] [--seeds N] [--seed S] [--jobs N]\n"
               "                 [--only a,b,...]"},
     .description = R"(Each grader/mutants/<name>.mutant is graded as build/stages/mutant_<name> (`make mutants` builds them all;

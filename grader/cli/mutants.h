@@ -1,4 +1,4 @@
-// mutants.h: `grader mutants`: the grader checks itself against realistic mistakes. LAB.md "The grader"
+// mutants.h: `grader mutants`: the grader checks itself against realistic mistakes. docs/teach/grader.md "The grader"
 // (mutants).
 //
 //   grader mutants --bin-dir build/stages [--mutants grader/mutants] [--seeds N] [--seed S] [--jobs N]

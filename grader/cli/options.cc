@@ -15,7 +15,7 @@ const Flag kHtml{"--html", "FILE",
 
 const CommandSpec kGradeSpec{
     .name = "grader",
-    .summary = "grades an Idempotency Key Lab server through its HTTP contract (LAB.md \"The grader\").",
+    .summary = "grades an Idempotency Key Lab server through its HTTP contract (docs/teach/grader.md \"The grader\").",
     .usage = {"--stage N --server \"<command>\" [options]",
               "--stage N --url http://127.0.0.1:PORT[,http://127.0.0.1:PORT2...] --admin-token T [options]",
               "--list"},
@@ -43,18 +43,18 @@ The server must honour --lab-controls (Lab-Delay-Ms, Lab-Crash, Lab-Fail, POST /
               {"--key-ttl", "S", "the server's --key-ttl (default: read from the command, else 86400)"},
               {"--server-memory-mib", "M",
                "end the server if its processes hold more than M MiB (default 2048; every\n"
-               "bound a server runs under: LAB.md \"Untrusted servers\")"},
+               "bound a server runs under: docs/teach/grader-for-courses.md \"Untrusted servers\")"},
               {"--sandbox", "",
                "run the server in bubblewrap (scripts/ensure-deps.sh bubblewrap installs bwrap):\n"
                "it sees the system read-only, its own /tmp, processes and temporary folder ({db}),\n"
                "and this folder read-only; not the folder around this one (other submissions), the\n"
                "home folder, nor the folders of --json, --junit, --html and --history. The network\n"
                "stays shared (the grader uses loopback); not with {db_name} (PostgreSQL's socket is\n"
-               "in /tmp). What it protects and what not: LAB.md \"Untrusted servers\""},
+               "in /tmp). What it protects and what not: docs/teach/grader-for-courses.md \"Untrusted servers\""},
               {"--sandbox-hide", "DIR", "with --sandbox: hide DIR from the server too (grader class hides its --out)"},
               {"--json", "FILE", "write Gradescope's results.json"},
               {"--junit", "FILE", "write JUnit XML"},
-              {"--history", "FILE", "keep the history of every attempt (JSON Lines; format in LAB.md \"The grader\")"},
+              {"--history", "FILE", "keep the history of every attempt (JSON Lines; format in docs/teach/grader.md \"The grader\")"},
               kHtml,
               {"--all-findings", "",
                "show every finding of a failed check (default: the first 3, and how many more);\n"
@@ -66,7 +66,7 @@ Colour only on a terminal; NO_COLOR turns it off.)"};
 
 const CommandSpec kMatrixSpec{
     .name = "grader matrix",
-    .summary = "the grader checks itself against every reference stage and wrong turn (LAB.md \"The grader\").",
+    .summary = "the grader checks itself against every reference stage and wrong turn (docs/teach/grader.md \"The grader\").",
     .usage = {"--bin-dir <build>/stages [--seed S] [--jobs N] [--html FILE]"},
     .description = R"(Every stage server and wrong turn built in DIR is graded with every check. The result must be a
 staircase: stage k passes every check of stages 0..k and fails at least one check of each later stage,

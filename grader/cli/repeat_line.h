@@ -1,4 +1,4 @@
-// repeat_line.h: how every `repeat:` line the grader prints begins. LAB.md "The grader" (reading a failure).
+// repeat_line.h: how every `repeat:` line the grader prints begins. docs/teach/grader.md "The grader" (reading a failure).
 //
 //   repeat_prefix() == "cd '/home/me/lab' && '/home/me/lab/build/grader/grader'"
 //

@@ -111,7 +111,8 @@ int run_report(const std::vector<std::string>& args) {
       .checks = selected,
       .servers = std::move(matrix.servers),
       .staircase = matrix.problems,
-      .day = std::move(day_report)};
+      .day = std::move(day_report),
+      .book = local_book_url()};
   const bool written = write_report_html(html, report);
   for (const auto& p : matrix.problems) std::cout << "STAIRCASE BROKEN: " << p << "\n";
   std::cout << "\ngrader report: " << timing << (written ? "; the page: " + html : "") << "\n";

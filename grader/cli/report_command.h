@@ -1,5 +1,5 @@
 // report_command.h: `grader report`: the grader matrix and the day on every stage, written as one HTML
-// page (grader/report/report_html.h). LAB.md "The grader" (output).
+// page (grader/report/report_html.h). docs/teach/grader.md "The grader" (output).
 //
 //   grader report --html FILE [--bin-dir DIR] [--seed S] [--day LOG] [--intents N] [--jobs N]
 //

@@ -35,7 +35,7 @@ constexpr int kProgressLines = 10;
 const CommandSpec kSoakSpec{
     .name = "grader soak",
     .summary = "crash-and-retry rounds on one server and one database file, each checked in full\n"
-               "(LAB.md \"Plumbing\", Reliability: soak).",
+               "(docs/reference/plumbing.md \"Plumbing\", Reliability: soak).",
     .usage = {"[--rounds N] [--seed S] [--stage N|NAME] [--bin-dir DIR] [options]",
               "[--rounds N] [--seed S] --server \"<command with {port} {db} {admin_token}>\" [options]"},
     .description = R"(Each round makes a few clients and accounts and sends transfers and payouts at once, each with its own
@@ -47,7 +47,7 @@ the same key and body until it has a final answer; the lease runs out on the lab
 not by sleeping. Then every key is sent once more and the round is checked:
   R1 every answer of a key, and its answer now, is its first answer byte for byte
   R2 one ledger entry per key answered 2xx, none per key refused, each what was asked; balances follow
-     the ledger (the grader's audit, LAB.md "The grader")
+     the ledger (the grader's audit, docs/teach/grader.md "The grader")
   R3 balances equal a model built from the requests answered 2xx alone
   R4 money is conserved: the accounts hold their opening money less the payouts answered 2xx
   R5 no balance is negative
@@ -69,7 +69,7 @@ sends that round's requests again.)",
               {"--every", "N",
                "a progress line every N rounds (default: every tenth of the rounds); on a terminal the\n"
                "line is updated after every round instead"},
-              {"--history", "FILE", "every attempt of every round, as JSON Lines (LAB.md \"The grader\", the history format)"},
+              {"--history", "FILE", "every attempt of every round, as JSON Lines (docs/teach/grader.md \"The grader\", the history format)"},
               {"--all-findings", "", "show every finding of the failed round (default: the first 3)"}},
     .closing = R"(Exit status: 0 when every round passed, 1 when one broke an invariant (or the server did not start), 2 for
 a usage error. Colour never: the figures are for reading and copying.)"};

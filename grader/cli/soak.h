@@ -1,5 +1,5 @@
 // soak.h: `grader soak`: round after round of crashes, SIGKILLs, restarts and retries on one server and
-// one database file, each round checked in full. LAB.md "Plumbing" (Reliability: soak).
+// one database file, each round checked in full. docs/reference/plumbing.md "Plumbing" (Reliability: soak).
 //
 //   grader soak [--rounds N] [--seed S] [--round N] [--stage N|NAME] [--bin-dir DIR] [--server CMD]
 //

@@ -1,4 +1,4 @@
-// day_audit.h: what the day did to the money, counted per kind of damage. LAB.md "The day" (the audit).
+// day_audit.h: what the day did to the money, counted per kind of damage. docs/teach/the-day.md "The day" (the audit).
 //
 //   DayDamage damage = audit_day(day, replay);
 //   damage.count(Damage::Duplicate);          // duplicate transfers: the article's number

@@ -1,4 +1,4 @@
-// day_generate.h: `grader day generate`: a deterministic day of requests. LAB.md "The day".
+// day_generate.h: `grader day generate`: a deterministic day of requests. docs/teach/the-day.md "The day".
 //
 //   DayLog day = generate_day({.seed = 1, .intents = 20'000});
 //   write_day_log(std::cout, day);

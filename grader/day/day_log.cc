@@ -28,7 +28,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::int64_t kMaxDelayMs = 10'000;          // Lab-Delay-Ms is capped there (LAB.md "Lab controls")
+constexpr std::int64_t kMaxDelayMs = 10'000;          // Lab-Delay-Ms is capped there (docs/reference/lab-controls.md "Lab controls")
 constexpr std::int64_t kMaxWaitMs = 60'000;           // a send waits at most a minute of real time
 
 struct LineReader {

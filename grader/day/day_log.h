@@ -1,4 +1,4 @@
-// day_log.h: the day of requests as data, and its file format. LAB.md "The day"; the grammar is written
+// day_log.h: the day of requests as data, and its file format. docs/teach/the-day.md "The day"; the grammar is written
 // out for learners in logs/README.md and, briefly, at the top of day_log.cc.
 //
 //   DayLog day = read_day_log("logs/day.jsonl");     // throws DayLogError naming the line

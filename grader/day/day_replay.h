@@ -1,5 +1,5 @@
 // day_replay.h: `grader day replay`: sends every attempt of a day to a real server, as its clients sent
-// them, and collects what the audit needs. LAB.md "The day" (the replay).
+// them, and collects what the audit needs. docs/teach/the-day.md "The day" (the replay).
 //
 //   DayReplay replay = replay_day(day, target, {.workers = 64});
 //   DayDamage damage = audit_day(day, replay);           // grader/day/day_audit.h

@@ -1,4 +1,4 @@
-// demo_scenarios.cc: see demo_scenarios.h. LAB.md "The day" (the show).
+// demo_scenarios.cc: see demo_scenarios.h. docs/teach/the-day.md "The day" (the show).
 #include "grader/demo/demo_scenarios.h"
 
 #include <stdexcept>

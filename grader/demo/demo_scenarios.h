@@ -1,7 +1,7 @@
 // demo_scenarios.h: the scenarios of `grader demo`, each a story told on the stage (or wrong turn) that has
 // the flaw and on the stage that fixes it, and the verdict of one telling. `grader demo` tells them in a
 // terminal (grader/cli/demo.cc); the playground as guided tours in a browser (playground/session.cc).
-// LAB.md "The day" (the show), "The playground".
+// docs/teach/the-day.md "The day" (the show), "The playground".
 //
 //   for (const auto& s : demo_scenarios()) ...        // s.name, s.title, s.flawed, s.fixing, s.story
 //   DemoVerdict v = demo_verdict(s.flawed, DemoRole::Flawed, outcome);   // "stage 1: ... (FLAW SHOWN)"

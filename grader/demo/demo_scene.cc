@@ -1,4 +1,4 @@
-// demo_scene.cc: see demo_scene.h. LAB.md "The day" (the show).
+// demo_scene.cc: see demo_scene.h. docs/teach/the-day.md "The day" (the show).
 #include "grader/demo/demo_scene.h"
 
 #include <iostream>

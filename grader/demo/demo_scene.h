@@ -1,5 +1,5 @@
 // demo_scene.h: one telling of a `grader demo` story: a real stage server on a fresh SQLite file, and the
-// narrator that shows what happens to it. LAB.md "The day" (the show).
+// narrator that shows what happens to it. docs/teach/the-day.md "The day" (the show).
 //
 //   Scene scene(narration, "stage 1", stage_command(path));   // starts the server (Target::launch)
 //   auto alice = scene.client("alice");

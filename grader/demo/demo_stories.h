@@ -1,5 +1,5 @@
 // demo_stories.h: the stories `grader demo` tells, one per failure mode of the article and the wrong turns.
-// LAB.md "The day" (the show); each story's flaw is described in its stage's "What it still gets wrong" or in
+// docs/teach/the-day.md "The day" (the show); each story's flaw is described in its stage's "What it still gets wrong" or in
 // "Wrong turns".
 //
 // A story is told twice with the same words: once on the stage that has the flaw, once on the stage that

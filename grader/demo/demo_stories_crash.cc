@@ -1,6 +1,6 @@
 // demo_stories_crash.cc: the stories of what a key says while the money has not moved yet: before a crash
 // (wrong turn 4a), after one (wrong turn 4b), and while the first request still runs (stage 3).
-// LAB.md "The day" (the show); "Wrong turns: 4a, 4b", "Stage 3: What it still gets wrong", "Stage 4".
+// docs/teach/the-day.md "The day" (the show); "Wrong turns: 4a, 4b", "Stage 3: What it still gets wrong", "Stage 4".
 #include <thread>
 
 #include "grader/demo/demo_stories.h"

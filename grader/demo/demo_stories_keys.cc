@@ -1,6 +1,6 @@
 // demo_stories_keys.cc: the stories of what a key table must decide: that a retry is a repeat (stage 1),
 // that a repeat carries the same request (stage 2), and who is first when repeats arrive together
-// (wrong turn 2a). LAB.md "The day" (the show); "Stage 1", "Stage 2: What it still gets wrong",
+// (wrong turn 2a). docs/teach/the-day.md "The day" (the show); "Stage 1", "Stage 2: What it still gets wrong",
 // "Wrong turns: 2a".
 #include <algorithm>
 #include <map>

@@ -1,5 +1,5 @@
 // demo_stories_replay.cc: the stories of what a repeat is answered (stage 4 recomputes it), to whom
-// (stage 5's keys are global) and for how long (stage 6's published retention). LAB.md "The day" (the show);
+// (stage 5's keys are global) and for how long (stage 6's published retention). docs/teach/the-day.md "The day" (the show);
 // "Stage 4: What it still gets wrong", "Stage 5: What it still gets wrong", "Stage 6: The design".
 #include <nlohmann/json.hpp>
 
@@ -130,7 +130,7 @@ Outcome retry_after_expiry(Scene& scene, const Outcome*) {
   const int moves = scene.moves(memo);
   if (moves > 1) scene.damage("The key was forgotten, as published, and the retry paid the rent again.");
   scene.note("There is no later stage: the server kept its word. The fix is a policy: keep keys longer than any "
-             "client retries (LAB.md \"Stage 6\", the rule).");
+             "client retries (docs/learn/stage-6-scope-ttl.md \"Stage 6: scope and retention\", the rule).");
   return {replayed && moves == 2, std::string("within the TTL the retry was ") +
                                       (replayed ? "a replay" : "NOT a replay") + "; after it the money moved " +
                                       times(moves) + " in all"};

@@ -1,5 +1,5 @@
 // load_audit.h: after the phases of `grader load` (load.h): settle every key, then audit the money.
-// LAB.md "Plumbing" (Reliability, "Load").
+// docs/reference/plumbing.md "Plumbing" (Reliability, "Load").
 //
 //   std::string note;
 //   auto failures = settle_open_keys(bank.server, keys, &note);   // a retry for each key without an answer

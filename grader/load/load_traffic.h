@@ -1,5 +1,5 @@
 // load_traffic.h: the clients of `grader load`, one kind of client per function, each on its own thread
-// and its own connection. LAB.md "Plumbing" (Reliability, "Load"); the phases are in load.h.
+// and its own connection. docs/reference/plumbing.md "Plumbing" (Reliability, "Load"); the phases are in load.h.
 //
 //   LoadBank bank = ...;                                   // accounts and tokens, made by load.cc
 //   ClientLog log = run_mixed_client(bank, i, plan);        // new transfers, retries, simultaneous copies
@@ -7,7 +7,7 @@
 //   SlowLog slow = run_slow_socket(bank, plan, started);    // a request head at 4 bytes a second
 //   IdleLog idle = run_idle_connection(bank, i, plan, started);   // one request, then silence
 //
-// What a client expects of each answer is what the contract says (LAB.md "The HTTP contract"):
+// What a client expects of each answer is what the contract says (docs/reference/http-contract.md "The HTTP contract"):
 //   a new key                  201, not replayed
 //   a retry of a completed key 201 with Idempotent-Replayed: true and the first 201's body, byte for byte
 //   two copies sent at once    one 201; the other 409 request-in-progress, or the same 201 replayed

@@ -1,5 +1,5 @@
 // anomaly.h: the named ways a server can be wrong, each with why it matters and the stage that fixes it.
-// LAB.md "The grader" (anomalies).
+// docs/teach/grader.md "The grader" (anomalies).
 //
 //   Finding f{.anomaly = Anomaly::DoubleApply, .what = "intent i2 moved money 2 times (ledger ids 7, 9)"};
 //   name(f.anomaly) == "double-apply"; info(f.anomaly).fixed_by == 2

@@ -1,5 +1,5 @@
 // audit.h: judges a finished check from its history and the ledger, as Jepsen's checkers do.
-// LAB.md "The grader" (how it observes).
+// docs/teach/grader.md "The grader" (how it observes).
 //
 //   std::vector<Finding> findings = audit(world.intents(), world.accounts(), history.of_check(check.name),
 //                                         api.ledger_after(ledger_start), balances_now);

@@ -1,4 +1,4 @@
-// history.h: every attempt the grader makes, in the order it happened. LAB.md "The grader" (history).
+// history.h: every attempt the grader makes, in the order it happened. docs/teach/grader.md "The grader" (history).
 //
 // Verdicts are not taken from single responses while requests are still running; like Jepsen's checkers,
 // the grader first records what it invoked and what came back, then judges the whole history against the
@@ -14,7 +14,7 @@
 //   recent.dropped();                                        // how many it let go, and their keys
 //
 // The grader keeps every event (it judges whole histories); a bound is for a holder that runs without end,
-// the playground's session (LAB.md "The playground", limits).
+// the playground's session (docs/teach/the-playground.md "The playground", limits).
 // Thread safety: every method takes mutex_; bursts record from many threads at once.
 #pragma once
 

@@ -1,4 +1,4 @@
-// in_flight.h: requests the client gave up on, watched until the server ends them. LAB.md "The grader"
+// in_flight.h: requests the client gave up on, watched until the server ends them. docs/teach/grader.md "The grader"
 // (what it assumes about time).
 //
 // A lost response is lost to the client, not to the observer. The check goes on as a client would, never

@@ -1,4 +1,4 @@
-// world.h: the clients, accounts and intents one check creates, drawn from its seed. LAB.md "The grader".
+// world.h: the clients, accounts and intents one check creates, drawn from its seed. docs/teach/grader.md "The grader".
 //
 // Every check builds its own small bank on the server under test, so checks never share money:
 //   World world(api, rng, nonce);

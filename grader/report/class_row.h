@@ -1,5 +1,5 @@
 // class_row.h: one learner's row of a class summary (`grader class`), and how it is read from the
-// results.json their grading wrote (results_json.h). LAB.md "Grading a class".
+// results.json their grading wrote (results_json.h). docs/teach/grader-for-courses.md "Grading a class".
 //
 //   ClassRow row{.name = "alice", .command = "..."};
 //   read_results(results_json_text, 5, row);   // the stages, the first failing check, its anomaly

@@ -1,5 +1,5 @@
 // class_summary.h: a class's summary (`grader class`), a row per learner, as CSV for a spreadsheet and as
-// one self-contained HTML page for people. LAB.md "Grading a class".
+// one self-contained HTML page for people. docs/teach/grader-for-courses.md "Grading a class".
 //
 //   ClassSummary summary{.stage = 5, .about = {"seed 1", "graded in 312 s"}, .rows = rows};
 //   write_text_file(out + "/summary.csv", class_csv(summary));

@@ -1,4 +1,4 @@
-// day_chart_svg.h: the day's damage per server as bars, for the HTML report. LAB.md "The day" (the audit).
+// day_chart_svg.h: the day's damage per server as bars, for the HTML report. docs/teach/the-day.md "The day" (the audit).
 //
 //   std::string svg = day_chart_svg(report.day.value());   // <svg id="day-chart" ...>
 //

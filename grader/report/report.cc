@@ -117,7 +117,7 @@ std::string describe_findings(const CheckOutcome& o, bool all_findings) {
   const bool some_without_hint = o.findings.empty() || std::any_of(o.findings.begin(), o.findings.end(),
                                                                    [](const Finding& f) { return f.hint.empty(); });
   if (some_without_hint) out << "hint:   " << o.check->hint << "\n";
-  out << "LAB.md: \"" << o.check->section << "\"\n";
+  out << "read:   " << reference_text(o.check->teaches) << "\n";
   return out.str();
 }
 

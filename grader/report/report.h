@@ -1,6 +1,6 @@
 // report.h: how outcomes are shown to a person: one line per check, and for a failure what was sent,
-// what came back, what was expected, the balances, a hint, the LAB.md section and the command that
-// repeats it. LAB.md "The grader" (output).
+// what came back, what was expected, the balances, a hint, the chapter to read and the command that
+// repeats it. docs/teach/grader.md "The grader" (output).
 //
 //   const bool colour = use_colour(STDOUT_FILENO);
 //   TerminalReporter reporter(std::cout, colour, config.repeat_command, isatty(STDOUT_FILENO), all_findings);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -154,7 +155,7 @@ std::string finding_html(const Finding& f, const Check& check) {
   return out + "</li>";
 }
 
-std::string failed_check_html(const GradedServer& server, const CheckOutcome& o) {
+std::string failed_check_html(const GradedServer& server, const CheckOutcome& o, const std::string& book) {
   const Check& check = *o.check;
   const std::string id = anchor(server.label, check.name), prefix = id + "-";
   auto history = server.histories.find(check.name);
@@ -186,7 +187,10 @@ std::string failed_check_html(const GradedServer& server, const CheckOutcome& o)
   bool some_without_hint = o.findings.empty();
   for (const auto& f : o.findings) some_without_hint = some_without_hint || f.hint.empty();
   if (some_without_hint) out += "<p><strong>hint:</strong> " + esc(check.hint) + "</p>";
-  out += "<p><strong>LAB.md:</strong> \"" + esc(check.section) + "\"</p>";
+  const std::string teaches = esc(reference_text(check.teaches));
+  out += book.empty() ? "<p><strong>read:</strong> " + teaches + "</p>"
+                      : "<p><strong>read:</strong> <a class=\"teaches\" href=\"" +
+                            esc(book_href(check.teaches, book)) + "\">" + teaches + "</a></p>";
   if (!o.note.empty()) out += "<pre>" + esc(o.note) + "</pre>";
   if (!note.empty()) out += "<p>" + esc(note) + "</p>";
   out += "<div class=\"timeline-box\">" + svg + "</div>";
@@ -267,7 +271,7 @@ std::string matrix_html(const HtmlReport& r) {
 std::string day_html(const DayReport& day) {
   std::string out = "<section id=\"day\"><h2>The day</h2><p>" + esc(day.log) + ": " + std::to_string(day.intents) +
                     " intents, " + std::to_string(day.sends) +
-                    " sends, replayed on each server (LAB.md \"The day\"). Each column counts one kind of damage the "
+                    " sends, replayed on each server (docs/teach/the-day.md \"The day\"). Each column counts one kind of damage the "
                     "audit found; 0 everywhere is a clean day.</p>";
   out +=
       "<table id=\"day-damage\"><caption>The day's damage per server</caption><thead><tr><th scope=\"col\">server</th>"
@@ -349,12 +353,33 @@ std::string report_html(const HtmlReport& r) {
       if (n == 0) continue;
       out += "<h3>" + esc(s.label) + ": " + esc(s.binary) + " (" + std::to_string(n) + " failed)</h3>";
       for (const auto& o : s.outcomes)
-        if (o.verdict == Verdict::Fail) out += failed_check_html(s, o);
+        if (o.verdict == Verdict::Fail) out += failed_check_html(s, o, r.book);
     }
     out += "</section>";
   }
   if (r.day) out += day_html(*r.day);
   return out + "</main></body></html>\n";
+}
+
+std::string local_book_url() {
+  std::error_code error;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return "";
+  const auto book = exe.parent_path().parent_path() / "book";
+  if (!std::filesystem::is_regular_file(book / "index.html", error)) return "";
+  // A file:// URL: every byte but the unreserved ones and '/' percent-encoded (a space, '#', '%' in a path).
+  std::string url = "file://";
+  for (unsigned char c : book.string() + "/") {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+      url += static_cast<char>(c);
+    } else {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      url += '%';
+      url += kHex[c >> 4];
+      url += kHex[c & 15];
+    }
+  }
+  return url;
 }
 
 bool write_report_html(const std::string& path, const HtmlReport& report) {

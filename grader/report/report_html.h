@@ -1,12 +1,13 @@
 // report_html.h: the grader's findings as one self-contained HTML page: the check matrix, each failed check
-// with its timeline, and the day's damage. LAB.md "The grader" (output).
+// with its timeline, and the day's damage. docs/teach/grader.md "The grader" (output).
 //
 //   HtmlReport report{.title = "grader matrix", .about = {"seed 7"}, .checks = selected};
 //   report.servers.push_back(graded_server("s1", "stage1_naive", outcomes, history));
 //   write_report_html("report.html", report);
 //
 // The page needs nothing but itself: inline CSS, inline SVG, no script and no external asset, so it opens
-// from disk (file://), from a CI artifact or a mail attachment, and reads the same with colours off. Each
+// from disk (file://), from a CI artifact or a mail attachment, and reads the same with colours off. Its only
+// links out are a.teaches, to the chapter in the local book (HtmlReport::book), when there is one. Each
 // verdict is a word (PASS, FAIL, SKIP), never a colour alone. The ids and classes tests and links rely on:
 //   table#matrix                         rows = checks, columns = servers; cells td[data-verdict=pass|fail|skip]
 //   section.failed-check[data-check=NAME][data-stage=LABEL]   one per failed check of each server, holding
@@ -63,7 +64,14 @@ struct HtmlReport {
   std::vector<GradedServer> servers = {};  // its columns; none: the page has no matrix
   std::optional<std::vector<std::string>> staircase = std::nullopt;  // the matrix's broken rules, when it was judged
   std::optional<DayReport> day = std::nullopt;
+  // The book's root (build/book/ as a file:// URL: local_book_url()), for the links under each failed
+  // check to the chapter that teaches it; empty: the chapter is named, not linked.
+  std::string book = "";
 };
+
+// The book `make book` wrote beside this grader (build/grader/grader -> build/book/), as a file:// URL
+// ending in '/'; empty when it has not been made.
+std::string local_book_url();
 
 std::string report_html(const HtmlReport& report);
 // Writes the page; false (and a line on stderr saying so) if it could not.

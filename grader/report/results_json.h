@@ -1,4 +1,4 @@
-// results_json.h: Gradescope's results.json (the autograder output format). LAB.md "The grader".
+// results_json.h: Gradescope's results.json (the autograder output format). docs/teach/grader.md "The grader".
 //
 //   {"score": 23, "max_score": 31, "execution_time": 12.4, "output": "...", "visibility": "visible",
 //    "tests": [{"name": "stage2.lost-response-retry: a retry after a lost response moves money once",

@@ -1,5 +1,5 @@
 // timeline_svg.h: a history drawn as a timeline, one lane per client connection, as an SVG document.
-// LAB.md "The grader" (history); the playground shows the same picture live.
+// docs/teach/grader.md "The grader" (history); the playground shows the same picture live.
 //
 //   std::vector<Event> events = history.of_check("stage2.lost-response-retry");
 //   std::string svg = timeline_svg(events, marks_for(outcome.findings, events, check.stage));

@@ -48,7 +48,7 @@ constexpr int kInProgressBeforeTakeover = 2;
 // R7: the lab clock goes this far past the lease before the key table is read (milliseconds).
 constexpr std::int64_t kLeaseMarginMs = 1'000;
 
-constexpr const char* kSection = "Reliability";
+const DocRef kTeaches{"docs/reference/plumbing.md", "Reliability"};
 
 // One intent of the round, how its first attempt goes out, and every final answer it got.
 struct Request {
@@ -304,7 +304,7 @@ std::string check_database_file(CheckRun& run) {
                      .what = "R7: PRAGMA integrity_check on " + path + " says: " + file.integrity,
                      .expected = "ok",
                      .hint = "a crash must never corrupt the file: keep SQLite's journal on (the lab uses WAL with "
-                             "synchronous=NORMAL, LAB.md \"SQLite\") and let nothing else write it"});
+                             "synchronous=NORMAL, docs/reference/plumbing.md \"SQLite\") and let nothing else write it"});
   if (!file.stuck_keys) return "";
   for (const auto& key : *file.stuck_keys)
     run.add_finding({.anomaly = Anomaly::StuckKey,
@@ -397,7 +397,7 @@ RoundResult run_soak_round(Target& target, History& history, std::uint64_t seed,
                        // names stage 4 or the later stage whose lesson fixes its anomaly.
                        .stage = 4,
                        .title = "crashes, SIGKILLs and retries leave one ledger entry per successful key",
-                       .section = kSection,
+                       .teaches = kTeaches,
                        .hint =
                            "the money and the key's completion commit together, every repeat gets the stored "
                            "response, and a restart loses nothing that was committed",

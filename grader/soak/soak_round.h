@@ -1,5 +1,5 @@
 // soak_round.h: one round of `grader soak`: crash, kill, restart and retry, then check everything.
-// LAB.md "Plumbing" (Reliability: soak). The command line and the loop of rounds: soak.cc.
+// docs/reference/plumbing.md "Plumbing" (Reliability: soak). The command line and the loop of rounds: soak.cc.
 //
 //   RoundResult r = run_soak_round(target, history, seed, 17, known_ledger_end);
 //   if (!r.findings.empty()) ...   // the round broke an invariant; r.check names it "soak.round-17"

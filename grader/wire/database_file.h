@@ -1,5 +1,5 @@
 // database_file.h: the server's SQLite file, read from outside and read-only, while the server runs.
-// LAB.md "Plumbing" (Reliability: soak).
+// docs/reference/plumbing.md "Plumbing" (Reliability: soak).
 //
 //   DatabaseFileReading r = read_database_file(target.database_path(), lab_now_ms);
 //   r.integrity          // "ok", or what PRAGMA integrity_check found
@@ -9,7 +9,7 @@
 // (scripts/gradescope/setup.sh), so this file runs the sqlite3 program (Debian's sqlite3 package, which
 // scripts/ensure-deps.sh installs) with -readonly. A missing program is said in `unavailable`, not
 // counted as the server's fault. The keys are read only where the file has the reference stages'
-// idempotency_keys table (LAB.md "Stage 4", the SQL); a server of another design is judged by its answers.
+// idempotency_keys table (docs/learn/stage-4-two-phase.md "Stage 4: in_progress, then completed", the SQL); a server of another design is judged by its answers.
 // Thread safety: free functions, no shared state.
 #pragma once
 

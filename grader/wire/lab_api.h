@@ -1,5 +1,5 @@
 // lab_api.h: the admin and read calls the grader makes to set up a check and to judge it.
-// LAB.md "Admin endpoints", "Client endpoints".
+// docs/reference/http-contract.md "Admin endpoints (admin token)", docs/reference/http-contract.md "Client endpoints (client token)".
 //
 //   LabApi api(target);
 //   auto alice = api.create_client("alice-3f2a");              // POST /admin/clients

@@ -1,4 +1,4 @@
-// openapi_operations.h: which operation of openapi.yaml a request exercises. LAB.md "The grader".
+// openapi_operations.h: which operation of openapi.yaml a request exercises. docs/teach/grader.md "The grader".
 //
 //   openapi_operation("POST /transfers HTTP/1.1")   -> "createTransfer"
 //   openapi_operation("GET /accounts/7")            -> "getAccount"

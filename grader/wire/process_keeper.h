@@ -1,4 +1,4 @@
-// process_keeper.h: runs an untrusted command so that everything it starts ends with it. LAB.md "Untrusted
+// process_keeper.h: runs an untrusted command so that everything it starts ends with it. docs/teach/grader-for-courses.md "Untrusted
 // servers".
 //
 // A process group is not enough: a submission's process may call setsid() (or daemonize: fork twice and let

@@ -1,5 +1,5 @@
 // sandbox.h: what a server sees under `grader --sandbox`: Debian's bubblewrap (bwrap) around its shell.
-// LAB.md "Untrusted servers".
+// docs/teach/grader-for-courses.md "Untrusted servers".
 //
 //   SandboxView view{.work_dir = "/subs/alice", .own_dir = "/tmp/grader-Ab12Cd", .hidden = {"/class-report"}};
 //   std::vector<std::string> wrapper = bwrap_command(view);  // bwrap and its options, then "/bin/sh -c CMD"

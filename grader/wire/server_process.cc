@@ -315,7 +315,7 @@ void ServerProcess::start() {
     if (raced) continue;
     if (limits_.sandbox.enabled)
       why += "\n  (under --sandbox it sees only the system, its working folder and its temporary folder: a program "
-             "under the home folder, under /tmp or beside the working folder is hidden; LAB.md \"Untrusted servers\")";
+             "under the home folder, under /tmp or beside the working folder is hidden; docs/teach/grader-for-courses.md \"Untrusted servers\")";
     throw StartError("could not start the server.\n  command: " + command() + "\n  " + why +
                      "\n  its stderr (last lines):\n" + stderr_tail());
   }

@@ -1,4 +1,4 @@
-// server_process.h: starts, restarts and stops the server under test. LAB.md "The grader".
+// server_process.h: starts, restarts and stops the server under test. docs/teach/grader.md "The grader".
 //
 // The server is any program (any language) started from a command line with placeholders:
 //   ServerProcess server("build/stages/stage1_naive --port {port} --db {db} --admin-token {admin_token}");
@@ -13,7 +13,7 @@
 // database server (PostgreSQL) takes {db_name} instead of {db}: a name derived from that folder's path (the
 // grader never drops that database; the lab's cluster is a throwaway one, scripts/pg-cluster.sh).
 // A submission is code nobody reviewed: whatever it starts ends with it (process_keeper.h), and it runs under
-// ServerLimits; a server over one is ended and limit_hit() says which (every bound: LAB.md "Untrusted servers").
+// ServerLimits; a server over one is ended and limit_hit() says which (every bound: docs/teach/grader-for-courses.md "Untrusted servers").
 // Under --sandbox (ServerLimits::sandbox) its shell runs in bubblewrap, which shows it the system read-only,
 // the working folder read-only and its temporary folder, and hides the rest (sandbox.h).
 // Thread safety: one owner thread; address() may be read while requests run (it changes only in

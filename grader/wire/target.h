@@ -1,5 +1,5 @@
 // target.h: the server being graded, started by the grader (--server) or already running (--url).
-// LAB.md "The grader".
+// docs/teach/grader.md "The grader".
 //
 //   std::unique_ptr<Target> target = Target::launch(command, facts);  // or Target::attach(addresses, token, facts)
 //   target->address();              // where to send the next request (changes when restarted)
@@ -31,7 +31,7 @@
 
 namespace grader {
 
-// What the grader assumes about the server's configuration (LAB.md "The process").
+// What the grader assumes about the server's configuration (docs/reference/http-contract.md "The process").
 struct ServerFacts {
   std::int64_t lease_seconds = 30;        // --lease default
   std::int64_t key_ttl_seconds = 86'400;  // --key-ttl default

@@ -1,4 +1,4 @@
-// wire.h: HTTP/1.1 on raw sockets, the grader's only way to talk to a server. LAB.md "The HTTP contract".
+// wire.h: HTTP/1.1 on raw sockets, the grader's only way to talk to a server. docs/reference/http-contract.md "The HTTP contract".
 //
 // The grader is a black box client: it sends exact bytes (a repeated header, invalid UTF-8, a body with its
 // members in another order) and must know precisely when a request may have reached the server. A library
@@ -63,12 +63,12 @@ std::int64_t monotonic_ns();
 // Patience while connecting: a learner's server may have a listen backlog of 5, so a burst is refused or
 // dropped at first. Connecting sends nothing, so it is always safe to try again.
 constexpr std::chrono::milliseconds kConnectPatience{5'000};
-// How long a response may take. Lab delays are at most 10 s (LAB.md "Lab controls"), so this is above that.
+// How long a response may take. Lab delays are at most 10 s (docs/reference/lab-controls.md "Lab controls"), so this is above that.
 constexpr std::chrono::milliseconds kResponseTimeout{15'000};
 
 // The largest answer the grader reads: a lab answer is a few hundred bytes, the largest a ledger page
 // (lab_api.cc reads them in pages that fit). A larger one is an error, not read further, so that a server
-// padding every answer cannot grow the grader's memory beyond a burst's worth of this (LAB.md "Untrusted
+// padding every answer cannot grow the grader's memory beyond a burst's worth of this (docs/teach/grader-for-courses.md "Untrusted
 // servers").
 constexpr std::size_t kMaxResponseBytes = 1024 * 1024;
 // The most header fields one answer may have (a lab answer has under ten): a megabyte of tiny fields would

@@ -1,7 +1,7 @@
 // history.js: the grader's history, read for the page. The playground's /api/state carries the session's
 // history as History::to_json events (the grammar is at the top of grader/record/history.cc): an "invoke" and its
 // completion ("ok", "fail", "unknown") share an op; "ended" is the server finishing an op the client gave up
-// on. These helpers pair them up and put them in words; they touch no DOM. LAB.md "The history format".
+// on. These helpers pair them up and put them in words; they touch no DOM. docs/teach/grader.md "The history format".
 //
 // Loaded first (index.html); render.js, reveal.js and playground.js use these names.
 'use strict';

@@ -1,4 +1,4 @@
-// playground.js: the playground page's behaviour. LAB.md "The day" (the show), in a browser.
+// playground.js: the playground page's behaviour. docs/teach/the-day.md "The day" (the show), in a browser.
 //
 // The page holds no truth of its own: the playground server (playground/*.cc) runs the real stage servers
 // and the `grader demo` stories, and publishes everything in one JSON document, GET /api/state. The page

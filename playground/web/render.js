@@ -1,6 +1,6 @@
 // render.js: one /api/state, drawn. Each function owns one region of index.html and redraws it only when
 // its part of the state changed, so that focus, scroll and screen-reader announcements survive the
-// long poll (playground.js:render calls them in order). LAB.md "The day" (the show).
+// long poll (playground.js:render calls them in order). docs/teach/the-day.md "The day" (the show).
 //
 // The timeline is the server's SVG (grader/report/timeline_svg.cc), inserted as is; everything else is built here
 // from the state's JSON: narration, key table, ledger, accounts, the text log and the attempts table.

@@ -1,6 +1,6 @@
 // reveal.js: predict, then reveal. Before a repeat is sent (a request whose key was sent before in this
 // session) the learner predicts what it will get: a replay, 409, 422 or a new debit. When its answer has
-// arrived, the page judges what it actually got and says whose lesson that is. LAB.md "Stage 2" to
+// arrived, the page judges what it actually got and says whose lesson that is. docs/learn/stage-2-unique-key.md "Stage 2: a key table with a UNIQUE constraint" to
 // "Stage 6", "What it still gets wrong", and "Wrong turns".
 //
 // The question comes from the server in a tour (session.waiting == "prediction", state.prediction), or
@@ -208,7 +208,7 @@ function ledgerCount(table, memo) {
 }
 
 // Why the repeat got what it got: one or two sentences naming the stage whose lesson it is
-// (LAB.md "Stage 2" .. "Stage 6", "What it still gets wrong", and "Wrong turns").
+// (docs/learn/stage-2-unique-key.md "Stage 2: a key table with a UNIQUE constraint" .. "Stage 6", "What it still gets wrong", and "Wrong turns").
 function why(outcome, c) {
   const is = (prefix) => c.stand.startsWith(prefix);
   switch (outcome) {
@@ -216,12 +216,12 @@ function why(outcome, c) {
       if (c.kinds.includes('rebuilt')) {
         return 'No money moved, but the answer was rebuilt from what the key recorded: the same transfer with ' +
                "today's balance and a new created_at, and no Idempotent-Replayed header. That is stage 4; stage 5 " +
-               'stores the first answer and replays it byte for byte (LAB.md "Stage 4: What it still gets wrong").';
+               'stores the first answer and replays it byte for byte (docs/learn/stage-4-two-phase.md "What it still gets wrong").';
       }
       if (c.leaked) {
         return 'The server replayed the stored answer to a client who did not send it: keys are global until ' +
                "stage 6, so one client reads another's receipt. Stage 6 scopes keys per client " +
-               '(LAB.md "Stage 5: What it still gets wrong").';
+               '(docs/learn/stage-5-replay.md "What it still gets wrong").';
       }
       return 'The key was completed, so the server sent the first answer again, byte for byte, marked ' +
              'Idempotent-Replayed: true, and moved no money. That is stage 5\'s lesson: replay the stored response.';
@@ -233,7 +233,7 @@ function why(outcome, c) {
       if (!c.usedByMe && c.usedByOther) {
         return 'Another client sent this key string first. Until stage 6 keys are global, so this client\'s own ' +
                'request is refused and its money never moves; stage 6 scopes keys per client ' +
-               '(LAB.md "Stage 3: What it still gets wrong").';
+               '(docs/learn/stage-3-fingerprint.md "What it still gets wrong").';
       }
       if (c.sameBody) {
         return 'The body means the same but is spelled differently, and a fingerprint of the raw bytes tells ' +
@@ -249,7 +249,7 @@ function why(outcome, c) {
       if (is('stage6')) {
         return 'Stage 6 keeps a key only as long as it publishes (GET /idempotency-policy); past that the key is ' +
                'forgotten and a retry runs again, as promised. The fix is a policy: keep keys longer than any ' +
-               'client retries (LAB.md "Stage 6").';
+               'client retries (docs/learn/stage-6-scope-ttl.md "Stage 6: scope and retention").';
       }
       if (is('stage1')) {
         return 'Stage 1 ignores the key: every request moves money, a retry too, so one intent paid twice. ' +
@@ -268,22 +268,22 @@ function why(outcome, c) {
                'key and paid again (wrong turn 4b). Stage 4 moves the money and completes the key in one transaction.';
       }
       return 'The server ran the repeat as a new request and the money moved again: one intent, two debits. ' +
-             'A key table should prevent this from stage 2 on (LAB.md "Stage 2").';
+             'A key table should prevent this from stage 2 on (docs/learn/stage-2-unique-key.md "Stage 2: a key table with a UNIQUE constraint").';
     default:
       if (c.kinds.includes('already-processed') && is('stage3')) {
         return 'Stage 3 checks the body, then answers a repeat 200 {"status":"already processed"}, even while the ' +
                'first request still runs or after it died: "done" before anything is done ' +
-               '(LAB.md "Stage 3: What it still gets wrong"). Stage 4\'s in_progress state fixes it.';
+               '(docs/learn/stage-3-fingerprint.md "What it still gets wrong"). Stage 4\'s in_progress state fixes it.';
       }
       if (c.kinds.includes('already-processed')) {
         return 'Stage 2 answers every repeat 200 {"status":"already processed"}, whatever its body, and even ' +
                'before the first request finished or after it died: the client hears "done" but not what was done. ' +
-               'That is stage 2\'s flaw (LAB.md "Stage 2: What it still gets wrong"); stages 3, 4 and 5 fix it.';
+               'That is stage 2\'s flaw (docs/learn/stage-2-unique-key.md "What it still gets wrong"); stages 3, 4 and 5 fix it.';
       }
       if (c.kinds.includes('none')) {
         return 'No answer reached the client, so it cannot tell what happened; only the ledger can (it gained ' +
                `${Math.max(c.moved, 0)} here). That is the lost response every lesson starts from ` +
-               '(LAB.md "Stage 1: the naive server", the incident): the client can only retry, with the same key.';
+               '(docs/learn/stage-1-naive.md "Stage 1: the naive server", the incident): the client can only retry, with the same key.';
       }
       if (c.kinds.includes('2xx')) {
         return 'The server said success, yet no money moved and the answer names no earlier transfer: a key that ' +

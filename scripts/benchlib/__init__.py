@@ -1,1 +1,1 @@
-"""benchlib: the parts of scripts/bench.py (`make bench`), one concept per module. LAB.md "Performance"."""
+"""benchlib: the parts of scripts/bench.py (`make bench`), one concept per module. docs/reference/plumbing.md "Performance"."""

@@ -5,7 +5,7 @@ the checks that make the row worth reading (no unexpected status, the ledger gre
 
 server is a stage binary's name, "trivial" / "trivial --guarded" (bench/trivial_post_server.cc), or
 "postgres xN": N stage-6 instances on one database of a throwaway PostgreSQL cluster (args.pg_dir, started by
-bench.py with scripts/pg-cluster.sh), wrk's threads spread over them (LAB.md "Beyond one process").
+bench.py with scripts/pg-cluster.sh), wrk's threads spread over them (docs/reference/beyond-one-process.md "Beyond one process").
 """
 import json
 import os

@@ -15,6 +15,7 @@ mkdir -p "$stage_dir/lab/grader"
 # stages/stage_servers.json into the build tree; Gradescope has no CMake, so the same script writes it here.
 cmake -DOUT="$stage_dir/lab/grader/base/stage_server_rows.inc" -P "$root/grader/base/stage_server_rows.cmake"
 cp "$root/LAB.md" "$stage_dir/lab/"
+cp -r "$root/docs" "$stage_dir/lab/"   # the chapters the reports name
 mkdir -p "$(dirname "$out")"
 rm -f "$out"
 # Python's zipfile keeps the executable bits that Gradescope needs on setup.sh and run_autograder.

@@ -1,4 +1,4 @@
-"""bank_client.py: the few calls of the lab's HTTP contract (LAB.md "The HTTP contract", openapi.yaml) that
+"""bank_client.py: the few calls of the lab's HTTP contract (docs/reference/http-contract.md "The HTTP contract", openapi.yaml) that
 make multi's own checks send, each to the instance the check names.
 
     bank = BankClient(admin_token)

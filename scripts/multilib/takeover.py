@@ -1,4 +1,4 @@
-"""takeover.py: the two ways an instance can stop holding a key it claimed, played across instances (LAB.md
+"""takeover.py: the two ways an instance can stop holding a key it claimed, played across instances (docs/learn/stage-4-two-phase.md
 "Stage 4: in_progress, then completed", the lease; "Stage 6", the fence). Instances A, B, C share a database.
 
 crash   A claims key K and dies (SIGKILL) before the money moves. Its claim stays in the table.

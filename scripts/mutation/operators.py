@@ -1,5 +1,5 @@
-"""operators.py: the mutation operators of `make mutation-score` (scripts/mutation_score.py). LAB.md "The
-grader", "Mutation score".
+"""operators.py: the mutation operators of `make mutation-score` (scripts/mutation_score.py). docs/teach/grader-checks-itself.md
+"Mutation score: the mistakes nobody wrote".
 
 The hand-written mutants (grader/mutants/) are the mistakes we thought of. These are the ones nobody thought
 of: every small mechanical edit of one line of a stage's lesson code that a slip of the hand could make.

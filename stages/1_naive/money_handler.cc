@@ -1,4 +1,4 @@
-// money_handler.cc: stage 1, the naive server. LAB.md "Stage 1: the naive server".
+// money_handler.cc: stage 1, the naive server. docs/learn/stage-1-naive.md "Stage 1: the naive server".
 //
 // Every request that arrives moves money. A client whose response was lost (a gateway timeout, a dropped
 // connection) cannot tell "not done" from "done, answer lost", so it sends the same request again, and

@@ -1,4 +1,4 @@
-// money_handler.cc: stage 2, a key table with a UNIQUE constraint. LAB.md "Stage 2: a key table with a UNIQUE constraint".
+// money_handler.cc: stage 2, a key table with a UNIQUE constraint. docs/learn/stage-2-unique-key.md "Stage 2: a key table with a UNIQUE constraint".
 //
 // The client names each request with an Idempotency-Key. The first INSERT of a key wins; the INSERT that
 // fails on the UNIQUE constraint is a repeat, and a repeat moves no money. Kept flaws (stage 3 and 4 fix

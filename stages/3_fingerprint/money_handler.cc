@@ -1,4 +1,4 @@
-// money_handler.cc: stage 3, the canonical fingerprint. LAB.md "Stage 3: the canonical fingerprint".
+// money_handler.cc: stage 3, the canonical fingerprint. docs/learn/stage-3-fingerprint.md "Stage 3: the canonical fingerprint".
 //
 // The key is stored with a fingerprint of the request: SHA-256 of its RFC 8785 canonical body. A repeat
 // whose body differs (another amount, another recipient) is not a retry but a mistake: 422, nothing moves.

@@ -1,4 +1,4 @@
-// money_handler.cc: stage 4, in_progress then completed. LAB.md "Stage 4: in_progress, then completed".
+// money_handler.cc: stage 4, in_progress then completed. docs/learn/stage-4-two-phase.md "Stage 4: in_progress, then completed".
 //
 // The key is claimed in_progress (committed) before any money moves; the money and the key's completion
 // then commit in one transaction. So a crash leaves either nothing done (the claim, still in_progress) or

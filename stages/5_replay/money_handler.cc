@@ -1,4 +1,4 @@
-// money_handler.cc: stage 5, replay the stored response. LAB.md "Stage 5: replay the stored response".
+// money_handler.cc: stage 5, replay the stored response. docs/learn/stage-5-replay.md "Stage 5: replay the stored response".
 //
 // The response is rendered once, stored with the key in the transaction that moves the money, and every
 // repeat after completion gets exactly those bytes back, with Idempotent-Replayed: true: the balance and

@@ -1,4 +1,4 @@
-// money_handler.cc: stage 6, scope and retention. LAB.md "Stage 6: scope and retention".
+// money_handler.cc: stage 6, scope and retention. docs/learn/stage-6-scope-ttl.md "Stage 6: scope and retention".
 //
 // A key is scoped by (authenticated client, endpoint, key): the same string from another client, or on
 // the other endpoint, is another request, and nobody learns whether someone else used a key. Keys expire

@@ -1,4 +1,4 @@
-// sweeper.h: deletes expired idempotency keys in the background. LAB.md "Stage 6: scope and retention".
+// sweeper.h: deletes expired idempotency keys in the background. docs/learn/stage-6-scope-ttl.md "Stage 6: scope and retention".
 //
 //   lab.background_tasks.emplace_back(run_sweeper, keys, std::cref(lab.clock));
 //

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench_harness_test.py: `make bench`'s instruments work, in a few seconds. Never a figure's size: only that
 each measurement runs, counts more than nothing, and sees no status, socket error or ledger row it should not.
-(scripts/bench.py; LAB.md "Performance".)
+(scripts/bench.py; docs/reference/plumbing.md "Performance".)
 
     bench_harness_test.py BUILD STAGE     # STAGE: the stage binary to load, e.g. stage6_scope_ttl
 

@@ -1,5 +1,5 @@
 """cdp.py: a small Chrome DevTools Protocol client, standard library only, for the lab's browser tests
-(tests/browser/; LAB.md "The playground"). It drives Debian's `chromium` headless through
+(tests/browser/; docs/teach/the-playground.md "The playground"). It drives Debian's `chromium` headless through
 --remote-debugging-pipe: the browser reads commands on its fd 3 and writes answers and events on its fd 4,
 one JSON message each, ended by a NUL byte. No websocket, no port, no package beyond Python 3.11.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""playground_test.py: the playground (playground/, LAB.md "The playground") works in a real browser: every
+"""playground_test.py: the playground (playground/, docs/teach/the-playground.md "The playground") works in a real browser: every
 guided tour runs to its end by clicking, what the page shows after each step is what the server holds, the
 tour's history is the one `grader demo` makes, and free mode's predict-then-reveal tells the truth.
 

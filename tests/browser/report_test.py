@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""report_test.py: the grader's HTML report (grader/report/report_html.cc; LAB.md "The grader", the report) works in
+"""report_test.py: the grader's HTML report (grader/report/report_html.cc; docs/teach/grader.md "The grader", the report) works in
 a real browser, opened from disk: its DOM is the one the contract promises, its "jump to the first violation"
 links land on the violation, it reads without scripts, and it asks for nothing but its own file.
 

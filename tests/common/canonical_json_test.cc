@@ -2,7 +2,7 @@
 //
 // Interface: Catch2 v2 test cases (main() is in tests/catch_main.cc), tag [canonical_json].
 // Covers the RFC's own examples (sections 3.2.2 to 3.2.4 and Appendix B), every rejection kind,
-// and at least 1000 randomized documents. Belongs to LAB.md section "Stage 3: the canonical fingerprint".
+// and at least 1000 randomized documents. Belongs to docs/learn/stage-3-fingerprint.md "Stage 3: the canonical fingerprint".
 #include <algorithm>
 #include <bit>
 #include <charconv>

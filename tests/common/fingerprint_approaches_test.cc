@@ -1,5 +1,5 @@
 // fingerprint_approaches_test.cc: why stage 3 fingerprints the RFC 8785 form and not a re-serialization.
-// LAB.md "Stage 3: the canonical fingerprint".
+// docs/learn/stage-3-fingerprint.md "Stage 3: the canonical fingerprint".
 //
 // A popular shortcut is to parse the body and serialize it again with sorted keys: Python's
 // json.dumps(sort_keys=True), or nlohmann's dump() (its objects are std::maps, so it sorts too). Both keep

@@ -1,7 +1,7 @@
 // fingerprint_test.cc: unit tests of common/fingerprint.h, the SHA-256 request fingerprint.
 //
 // Interface: Catch2 v2 test cases (main() is in tests/catch_main.cc), tag [fingerprint].
-// Belongs to LAB.md section "Stage 3: the canonical fingerprint".
+// Belongs to docs/learn/stage-3-fingerprint.md "Stage 3: the canonical fingerprint".
 #include <string>
 #include <string_view>
 #include <variant>

@@ -1,4 +1,4 @@
-// Lab-Fail: busy is armed for one request only, and only with --lab-controls. LAB.md "Lab controls".
+// Lab-Fail: busy is armed for one request only, and only with --lab-controls. docs/reference/lab-controls.md "Lab controls".
 #include <httplib.h>
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
 // log_escape_test.cc: escape_for_log, which keeps a client's bytes from forging log lines or driving the
-// reader's terminal (LAB.md "Plumbing", Reliability: the request log).
+// reader's terminal (docs/reference/plumbing.md "Plumbing", Reliability: the request log).
 #include <catch2/catch.hpp>
 
 #include <string>

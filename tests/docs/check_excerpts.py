@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_excerpts.py: the code LAB.md quotes from a file is still in that file, word for word.
+"""check_excerpts.py: the code the text (LAB.md and the chapters under docs/) quotes from a file is still in that file, word for word.
 
     python3 tests/docs/check_excerpts.py
 
@@ -13,7 +13,7 @@ An excerpt is a fenced code block whose first line is a comment naming a file of
     ```
 
 A line of only "..." leaves lines out. Every other run of lines must appear in the named file exactly, and in
-the order shown. So a change to the file that LAB.md shows fails this check until LAB.md shows it too.
+the order shown. So a change to the file that a chapter shows fails this check until the chapter shows it too.
 Prints one line per excerpt; exits 1 if any excerpt no longer matches.
 """
 import re
@@ -24,13 +24,20 @@ REPO = Path(__file__).resolve().parents[2]
 EXCERPT = re.compile(r"^```\w*\n# ([\w./-]+)\n(.*?)^```$", re.M | re.S)
 
 
+def chapters():
+    return [REPO / "LAB.md"] + sorted((REPO / "docs").rglob("*.md"))
+
+
 def main():
-    lab_md = (REPO / "LAB.md").read_text(encoding="utf-8")
     failures = 0
-    excerpts = [m for m in EXCERPT.finditer(lab_md) if (REPO / m.group(1)).is_file()]
-    for match in excerpts:
+    excerpts = []
+    for chapter in chapters():
+        text = chapter.read_text(encoding="utf-8")
+        where = chapter.relative_to(REPO)
+        excerpts += [(where, text, m) for m in EXCERPT.finditer(text) if (REPO / m.group(1)).is_file()]
+    for where, text, match in excerpts:
         path, body = match.group(1), match.group(2)
-        line = lab_md.count("\n", 0, match.start()) + 1
+        line = text.count("\n", 0, match.start()) + 1
         source = (REPO / path).read_text(encoding="utf-8")
         at = 0
         for part in re.split(r"^\.\.\.\n", body, flags=re.M):
@@ -38,11 +45,11 @@ def main():
             if found < 0:
                 failures += 1
                 first = part.splitlines()[0] if part.strip() else "(empty)"
-                print(f"FAIL  LAB.md:{line}: not in {path} (in this order): {first!r}")
+                print(f"FAIL  {where}:{line}: not in {path} (in this order): {first!r}")
                 break
             at = found + len(part)
         else:
-            print(f"ok    LAB.md:{line}: {path}")
+            print(f"ok    {where}:{line}: {path}")
     print(f"{len(excerpts) - failures} of {len(excerpts)} excerpts match their files")
     return 1 if failures or not excerpts else 0
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_openapi.py: openapi.yaml and LAB.md say what a real stage 6 server does. LAB.md "The HTTP contract".
+"""check_openapi.py: openapi.yaml and the contract's chapter say what a real stage 6 server does. docs/reference/http-contract.md "The HTTP contract".
 
     python3 tests/docs/check_openapi.py build/stages/stage6_scope_ttl
 
@@ -8,7 +8,7 @@ at least once, and checks each answer against the operation's declared response 
 is declared, the content type is the declared one, the body fits the schema (required members present, types,
 enums, bounds, no undeclared members where additionalProperties is false), required headers are present, and a
 problem's type is one the response lists in x-problem-types. Then it checks that every problem type the
-server serves at GET /problems is in openapi.yaml and in LAB.md, and the other way round.
+server serves at GET /problems is in openapi.yaml and in the contract's chapter, and the other way round.
 
 Standard library only. openapi.yaml is read with PyYAML when it is installed (Debian: python3-yaml), else with
 the small reader below, which knows exactly the YAML subset the file is written in; when both are present
@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+CONTRACT_CHAPTER = "docs/reference/http-contract.md"  # the problem table
 ADMIN_TOKEN = "T"
 START_TIMEOUT_S = 10   # a stage server prints its "listening on" line in well under a second
 HTTP_TIMEOUT_S = 15    # longer than the Lab-Delay-Ms used below
@@ -689,11 +690,11 @@ def check_problem_registry(c, registry):
         for op in op_item.values():
             for response in op["responses"].values():
                 listed |= set(c.spec.resolve(response).get("x-problem-types", []))
-    lab_md = (REPO / "LAB.md").read_text(encoding="utf-8")
-    # Only the problem table's section: other tables of LAB.md (the day's stories) also start with a name
+    lab_md = (REPO / CONTRACT_CHAPTER).read_text(encoding="utf-8")
+    # Only the problem table's section: other tables of the text (the day's stories) also start with a name
     # in backticks and a three-digit number.
-    start = lab_md.index("### Errors: problem+json")
-    lab_md = lab_md[start:lab_md.index("\n### ", start + 1)]
+    start = lab_md.index("## Errors: problem+json")
+    lab_md = lab_md[start:lab_md.index("\n## ", start + 1)]
     in_lab = set(re.findall(r"^\| `([a-z0-9-]+)` \| \d{3} \|", lab_md, re.M))
     c.result("GET /problems serves at least one type", [] if served else ["no problem types served"])
     c.result("every served problem type is in openapi.yaml's Problem.type enum",
@@ -702,14 +703,14 @@ def check_problem_registry(c, registry):
              ["/problems/%s is in openapi.yaml but not served" % s for s in sorted(in_spec - served)])
     c.result("every x-problem-types entry is a served type",
              ["x-problem-types names %s, which the server does not serve" % s for s in sorted(listed - served)])
-    c.result("every served problem type is in LAB.md's problem table",
-             ["`%s` is missing from the table in LAB.md \"Errors: problem+json\"" % s for s in sorted(served - in_lab)])
-    c.result("LAB.md's problem table lists no type the server does not serve",
-             ["`%s` is in LAB.md but not served" % s for s in sorted(in_lab - served)])
+    c.result("every served problem type is in the contract's problem table",
+             ["`%s` is missing from the table in docs/reference/http-contract.md \"Errors: problem+json\"" % s for s in sorted(served - in_lab)])
+    c.result("the contract's problem table lists no type the server does not serve",
+             ["`%s` is in %s but not served" % (s, CONTRACT_CHAPTER) for s in sorted(in_lab - served)])
     statuses = {e["type"].rsplit("/", 1)[-1]: e["status"] for e in (registry or {}).get("problem_types", [])}
     table = dict(re.findall(r"^\| `([a-z0-9-]+)` \| (\d{3}) \|", lab_md, re.M))
-    c.result("LAB.md's table gives each type the status the server serves",
-             ["`%s`: LAB.md says %s, the server %d" % (s, table[s], statuses[s])
+    c.result("the contract's table gives each type the status the server serves",
+             ["`%s`: the text says %s, the server %d" % (s, table[s], statuses[s])
               for s in sorted(set(table) & set(statuses)) if int(table[s]) != statuses[s]])
 
 

@@ -1,5 +1,5 @@
 // admin_token_sources_test.cc: the admin token need not be on the command line, where /proc/PID/cmdline
-// shows it to every user of the machine: --admin-token-file FILE and LAB_ADMIN_TOKEN work too (LAB.md "The
+// shows it to every user of the machine: --admin-token-file FILE and LAB_ADMIN_TOKEN work too (docs/reference/http-contract.md "The
 // process").
 #include <catch2/catch.hpp>
 

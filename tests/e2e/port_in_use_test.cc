@@ -1,4 +1,4 @@
-// port_in_use_test.cc: a second server on a port that is taken refuses to start (LAB.md "Plumbing",
+// port_in_use_test.cc: a second server on a port that is taken refuses to start (docs/reference/plumbing.md "Plumbing",
 // Reliability: one server per port). cpp-httplib 0.11.4 sets SO_REUSEPORT, with which a second server on
 // another database would start on the same port and take half of the connections.
 #include <catch2/catch.hpp>

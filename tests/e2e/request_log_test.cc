@@ -1,5 +1,5 @@
 // request_log_test.cc: the server's log line per request carries no raw control byte, whatever the path or
-// the key holds (LAB.md "Plumbing", Reliability: the request log). httplib decodes %0a and %1b in the path.
+// the key holds (docs/reference/plumbing.md "Plumbing", Reliability: the request log). httplib decodes %0a and %1b in the path.
 #include <catch2/catch.hpp>
 
 #include "tests/e2e/stage_process.h"

@@ -1,5 +1,5 @@
 // signals_test.cc: every stage stops cleanly (exit status 0) on SIGTERM and on SIGINT, including stage 6,
-// whose sweeper thread starts before the server (LAB.md "Plumbing", Reliability: stopping). A thread that
+// whose sweeper thread starts before the server (docs/reference/plumbing.md "Plumbing", Reliability: stopping). A thread that
 // does not block the stop signals would take the signal with its default action and kill the process.
 #include <catch2/catch.hpp>
 

@@ -7,7 +7,7 @@
 namespace lab::testing {
 
 namespace {
-constexpr int kCrashExitCode = 86;   // LAB.md "Lab controls": what Lab-Crash exits with
+constexpr int kCrashExitCode = 86;   // docs/reference/lab-controls.md "Lab controls": what Lab-Crash exits with
 }  // namespace
 
 OtherClient World::other_client(const std::string& name, std::int64_t opening) const {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_class.py: the system tests of `grader class` (LAB.md "Grading a class"), run by ctest
+"""check_class.py: the system tests of `grader class` (docs/teach/grader-for-courses.md "Grading a class"), run by ctest
 (tests/system/CMakeLists.txt). Each mode is one test:
 
   check_class.py class30 GRADER BIN_DIR WORK   the same with `make class-demo`'s class of 30 (reference stages,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_containment.py: the grader against a hostile submission (LAB.md "Untrusted servers").
+"""check_containment.py: the grader against a hostile submission (docs/teach/grader-for-courses.md "Untrusted servers").
 
 usage: check_containment.py GRADER STAGE6 CASE     (CASE: one of CASES below, or signal:NAME)
 

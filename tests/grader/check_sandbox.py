@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_sandbox.py: grader --sandbox hides the other submissions and the grader's reports (LAB.md
+"""check_sandbox.py: grader --sandbox hides the other submissions and the grader's reports (docs/teach/grader-for-courses.md
 "Untrusted servers", grader/wire/sandbox.h).
 
 usage: check_sandbox.py GRADER STAGE6 CASE     (CASE: passes | hides | class)
@@ -53,7 +53,7 @@ def main():
     if status == 2 and "--sandbox:" in said:
         print(f"SKIP: {said.strip()}")
         sys.exit(SKIP)
-    # The sandbox's /tmp is its own and the home folder is hidden (LAB.md "Untrusted servers"): a build or a
+    # The sandbox's /tmp is its own and the home folder is hidden (docs/teach/grader-for-courses.md "Untrusted servers"): a build or a
     # clone there (a CI that clones into /tmp) hides the very server these cases start.
     hidden = [os.path.realpath(d) for d in ("/tmp", os.path.expanduser("~")) if d not in ("", "/")]
     for path in (os.path.realpath(stage6), os.path.realpath(HERE)):

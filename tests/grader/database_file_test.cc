@@ -29,7 +29,7 @@ struct TempDatabase {
   }
 };
 
-// The reference stages' key table, reduced to the columns R7 reads (LAB.md "Stage 4", the SQL).
+// The reference stages' key table, reduced to the columns R7 reads (docs/learn/stage-4-two-phase.md "Stage 4: in_progress, then completed", the SQL).
 constexpr const char* kKeyTable =
     "CREATE TABLE idempotency_keys (key TEXT, state TEXT, locked_until INTEGER);"
     "INSERT INTO idempotency_keys VALUES ('k-done', 'completed', 1000), ('k-held', 'in_progress', 5000),"

@@ -2,7 +2,7 @@
 """hostile_server.py: a test fixture, not a lesson. A real stage server started by a submission that behaves
 as untrusted code may: it leaves processes behind, floods its output, or starves the machine. The grader must
 end with a clear verdict, bounded memory, and nothing it started still running (grader/wire/process_keeper.h,
-LAB.md "Untrusted servers"; tests/grader/check_containment.py runs each mode).
+docs/teach/grader-for-courses.md "Untrusted servers"; tests/grader/check_containment.py runs each mode).
 
     grader --stage 2 --server "python3 tests/grader/hostile_server.py --mode setsid-children -- \\
       build/stages/stage6_scope_ttl --port {port} --db {db} --admin-token {admin_token} --lab-controls --quiet"

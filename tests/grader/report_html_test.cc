@@ -14,14 +14,14 @@ namespace {
 const Check kRetry{.name = "stage2.lost-response-retry",
                    .stage = 2,
                    .title = "a retry after a lost response moves money once",
-                   .section = "Stage 2: a key table with a UNIQUE constraint",
+                   .teaches = {"docs/learn/stage-2-unique-key.md", "Stage 2: a key table with a UNIQUE constraint"},
                    .hint = "store the key so a repeat finds it",
                    .needs = Needs::Nothing,
                    .run = nullptr};
 const Check kShape{.name = "stage0.transfer-shape",
                    .stage = 0,
                    .title = "<script>alert(1)</script> & \"quotes\"",
-                   .section = "The HTTP contract",
+                   .teaches = {"docs/reference/http-contract.md", "The HTTP contract"},
                    .hint = "the 201 body is the ledger entry",
                    .needs = Needs::Nothing,
                    .run = nullptr};
@@ -98,7 +98,9 @@ TEST_CASE("the matrix is a table with a cell per check and server, each verdict 
 }
 
 TEST_CASE("every failed check has its section, with a timeline and a link to its first violation") {
-  const std::string page = report_html(two_servers());
+  HtmlReport report = two_servers();
+  report.book = "file:///home/me/lab/build/book/";
+  const std::string page = report_html(report);
   CHECK(occurrences(page, "<section class=\"failed-check\"") == 2);
   CHECK_THAT(page, Catch::Contains("<section class=\"failed-check\" id=\"s1--stage2.lost-response-retry\" "
                                    "data-check=\"stage2.lost-response-retry\" data-stage=\"s1\">"));
@@ -109,7 +111,8 @@ TEST_CASE("every failed check has its section, with a timeline and a link to its
   CHECK(occurrences(page, "class=\"attempt anomaly\"") == 2);  // the intent's two attempts
   // The section says what fixes it, where to read, and shows the marked attempts as sent and answered.
   CHECK_THAT(page, Catch::Contains("stage 2 fixes it"));
-  CHECK_THAT(page, Catch::Contains("LAB.md:</strong> \"Stage 2: a key table with a UNIQUE constraint\""));
+  CHECK_THAT(page, Catch::Contains("<a class=\"teaches\" href=\"file:///home/me/lab/build/book/learn/stage-2-unique-key.html#stage-2-a-key-table-with-a-unique-constraint\">"
+                                   "docs/learn/stage-2-unique-key.md &quot;Stage 2: a key table with a UNIQUE constraint&quot;</a>"));
   CHECK_THAT(page, Catch::Contains("Authorization: Bearer tok_01234567...\n"));  // redacted, as in the history
   CHECK_THAT(page, !Catch::Contains("tok_0123456789abcdefghij"));
   CHECK_THAT(page, Catch::Contains("the server ended it later: 201 Created"));

@@ -13,7 +13,7 @@ namespace {
 const Check kCheck{.name = "stage2.simultaneous-16",
                    .stage = 2,
                    .title = "16 simultaneous identical requests move money once",
-                   .section = "Stage 2",
+                   .teaches = {"docs/learn/stage-2-unique-key.md", "Stage 2: a key table with a UNIQUE constraint"},
                    .hint = "let the UNIQUE constraint decide who is first",
                    .needs = Needs::Nothing,
                    .run = nullptr};

@@ -12,7 +12,8 @@ standard library's html.parser only.
                                           (a learner's report), never up (..) or out (/, a scheme)
 
 Always: the page is self-contained (no script or style fetched, no src or href leaving it: no "http:", no
-"//"), and its ids are unique. Exits 1 with one line per problem.
+"//"), but for a.teaches, a link to the chapter in the local book (a file:// page under book/ that exists,
+with an anchor); and its ids are unique. Exits 1 with one line per problem.
 """
 import os
 import sys
@@ -28,6 +29,7 @@ class Page(HTMLParser):
         self.local_links_in = local_links_in  # --class: the page's folder, where relative links may go
         self.learners = []  # --class: each tr[data-learner]: [name, its td[data-verdict] values]
         self.local_links = 0
+        self.book_links = 0  # a.teaches: links to the local book
         self.stack = []  # open elements: (tag, attrs)
         self.ids = []
         self.problems = []
@@ -52,6 +54,9 @@ class Page(HTMLParser):
         for name in ("src", "href", "xlink:href"):
             value = attrs.get(name)
             if name == "href" and value is not None and self.local_link(value):
+                continue
+            if name == "href" and value is not None and "teaches" in attrs.get("class", "").split():
+                self.book_link(value)
                 continue
             if value is not None and ("http:" in value or "https:" in value or value.startswith("//")
                                       or (name != "src" and not value.startswith("#"))):
@@ -88,6 +93,17 @@ class Page(HTMLParser):
         if tag == "svg" and attrs.get("id") == "day-chart":
             self.day_chart = True
         return attrs
+
+    def book_link(self, href):
+        """a.teaches: a link to the chapter in the book `make book` wrote on this machine: a file:// URL to a
+        page under a book/ folder that exists, with an anchor."""
+        page, _, anchor = href.partition("#")
+        path = unquote(page[len("file://"):]) if page.startswith("file://") else None
+        if path is None or "/book/" not in path or not anchor:
+            self.problems.append(f"<a class=\"teaches\" href=\"{href}\"> is not a chapter's heading in the local book")
+        elif not os.path.isfile(path):
+            self.problems.append(f"<a class=\"teaches\" href=\"{href}\"> names a page that is not there")
+        self.book_links += 1
 
     def local_link(self, href):
         """--class: a relative link to a file beside the page (a learner's report) is allowed."""

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The playground's JSON API on real stage servers, without a browser (LAB.md "The playground").
+"""The playground's JSON API on real stage servers, without a browser (docs/teach/the-playground.md "The playground").
 
 usage: api_test.py PLAYGROUND_BINARY BIN_DIR [GRADER_BINARY]
 

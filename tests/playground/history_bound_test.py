@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A free-mode session's history is bounded (LAB.md "The playground", limits), over the real HTTP API.
+"""A free-mode session's history is bounded (docs/teach/the-playground.md "The playground", limits), over the real HTTP API.
 
 usage: history_bound_test.py PLAYGROUND_BINARY BIN_DIR
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A signal that ends the playground ends every process it started (LAB.md "The playground").
+"""A signal that ends the playground ends every process it started (docs/teach/the-playground.md "The playground").
 
 usage: stop_test.py PLAYGROUND_BINARY BIN_DIR SIGNAL...   (SIGNAL: HUP, QUIT, KILL, ...; one run each)
 

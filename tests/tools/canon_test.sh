@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # canon_test.sh: drives the built `canon` binary as a learner would and checks its output format,
 # exit statuses and messages. Usage: canon_test.sh PATH/TO/canon (tools/CMakeLists.txt passes it).
-# Belongs to LAB.md section "Stage 3: the canonical fingerprint".
+# Belongs to docs/learn/stage-3-fingerprint.md "Stage 3: the canonical fingerprint".
 set -u
 
 canon=${1:?usage: canon_test.sh PATH/TO/canon}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gradescope_sim.sh: runs the Gradescope autograder (scripts/gradescope/run_autograder) as Gradescope would,
 # on a submission that is examples/python/stage1_server.py, and checks that it gets full marks at stage 1.
-# LAB.md "For courses: Gradescope" and "For learners".
+# docs/teach/grader-for-courses.md "For courses: Gradescope" and docs/learn/for-learners.md "For learners".
 #
 #   tests/tools/gradescope_sim.sh build/grader/grader
 #

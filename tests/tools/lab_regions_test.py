@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """lab_regions_test.py: scripts/lab-regions.py refuses bad markers with their line numbers, and keeps the
-right part of each region for each stage. LAB.md "For learners".
+right part of each region for each stage. docs/learn/for-learners.md "For learners".
 
     python3 tests/tools/lab_regions_test.py scripts/lab-regions.py
 """
@@ -106,9 +106,9 @@ class LabRegions(unittest.TestCase):
         out = os.path.join(self.dir.name, "starter")
         self.assertEqual(run("starter", self.src, out).returncode, 0)
         text = open(os.path.join(out, "f.cc")).read()
-        self.assertIn('  // TODO(stage 2): add two. LAB.md "Stage 2: a key table with a UNIQUE constraint".\n  x += 0;\n',
+        self.assertIn('  // TODO(stage 2): add two. docs/learn/stage-2-unique-key.md "Stage 2: a key table with a UNIQUE constraint".\n  x += 0;\n',
                       text)
-        self.assertIn('  # TODO(stage 4): times ten. LAB.md "Stage 4: in_progress, then completed".\n  return x;', text)
+        self.assertIn('  # TODO(stage 4): times ten. docs/learn/stage-4-two-phase.md "Stage 4: in_progress, then completed".\n  return x;', text)
         self.assertNotIn("x += 2", text)
         self.assertNotIn("LAB BEGIN", text)
 

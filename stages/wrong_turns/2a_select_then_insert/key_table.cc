@@ -1,4 +1,4 @@
-// key_table.cc: WRONG TURN 2a's key table. See key_table.h. LAB.md "Wrong turns".
+// key_table.cc: WRONG TURN 2a's key table. See key_table.h. docs/teach/wrong-turns.md "Wrong turns".
 //
 // Schema:
 //   idempotency_keys(key, created_at)   -- WRONG: no UNIQUE constraint

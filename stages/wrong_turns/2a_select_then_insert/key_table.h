@@ -1,4 +1,4 @@
-// key_table.h: WRONG TURN 2a, a key table without a UNIQUE constraint. LAB.md "Wrong turns".
+// key_table.h: WRONG TURN 2a, a key table without a UNIQUE constraint. docs/teach/wrong-turns.md "Wrong turns".
 //
 //   KeyTable keys(lab.db);                  // creates the table if needed
 //   if (!keys.exists(key)) keys.insert(key, lab.clock.now_ms());   // WRONG: check, then act

@@ -1,4 +1,4 @@
-// money_handler.cc: WRONG TURN 2a, SELECT then INSERT. LAB.md "Wrong turns".
+// money_handler.cc: WRONG TURN 2a, SELECT then INSERT. docs/teach/wrong-turns.md "Wrong turns".
 //
 // WRONG: this variant of stage 2 asks "is the key there?" and inserts it if not. Between the SELECT and
 // the INSERT there is a window (widened here by Lab-Delay-Ms), and two simultaneous retries both find

@@ -1,4 +1,4 @@
-// key_table.cc: WRONG TURN 2b's key table. LAB.md "Wrong turns". The rest of this server is stage 2's,
+// key_table.cc: WRONG TURN 2b's key table. docs/teach/wrong-turns.md "Wrong turns". The rest of this server is stage 2's,
 // unchanged (its handler, its key_table.h): the handler's catch (const UniqueViolation&) never runs.
 //
 // WRONG: INSERT OR IGNORE turns the UNIQUE violation, the one fact the handler needs, into silence. The

@@ -1,4 +1,4 @@
-// money_handler.cc: WRONG TURN 3a, a fingerprint of the raw body. LAB.md "Wrong turns".
+// money_handler.cc: WRONG TURN 3a, a fingerprint of the raw body. docs/teach/wrong-turns.md "Wrong turns".
 //
 // WRONG: the fingerprint hashes the bytes as they arrived. A client library that orders members
 // differently, spaces them differently or escapes "é" as "\u00e9" on its retry sends the same request in

@@ -1,4 +1,4 @@
-// money_handler.cc: WRONG TURN 4a, "completed" recorded before the money moves. LAB.md "Wrong turns".
+// money_handler.cc: WRONG TURN 4a, "completed" recorded before the money moves. docs/teach/wrong-turns.md "Wrong turns".
 //
 // WRONG: the key is marked completed, then the money moves in a separate transaction. If the process dies
 // in between (Lab-Crash: before-money), the key says "completed" for a transfer that never happened, and

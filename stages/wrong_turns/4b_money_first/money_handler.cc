@@ -1,4 +1,4 @@
-// money_handler.cc: WRONG TURN 4b, money moved before the key is recorded. LAB.md "Wrong turns".
+// money_handler.cc: WRONG TURN 4b, money moved before the key is recorded. docs/teach/wrong-turns.md "Wrong turns".
 //
 // WRONG: the money moves, then the key is written. If the process dies in between (Lab-Crash:
 // after-money), the money has moved and no key says so: the retry moves it again. Stage 4 claims the key
