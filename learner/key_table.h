@@ -10,6 +10,9 @@
 //   auto tx = lab.db.begin_write();
 //   if (keys.holds(tx.conn(), claim)) { /* move the money */ keys.complete(tx.conn(), claim, outcome, response); }
 //   keys.release(claim);                                            // a failure that is not the request's fault
+//                                  // (after the money's transaction has ended: release writes in a transaction
+//                                  // of its own, and there is one writer, so called while `tx` is still open
+//                                  // it waits for the write lock its own request holds: the request hangs)
 //   keys.delete_expired(now_ms, batch);                             // the sweeper's work
 //
 // Thread safety: safe from any handler thread; every decision is one statement or one write transaction.
@@ -74,7 +77,10 @@ class KeyTable {
   bool holds(lab::Connection& tx, const Claim& claim) const;
   void complete(lab::Connection& tx, const Claim& claim, const lab::MoneyOutcome& outcome,
                 const StoredResponse& response) const;
-  void release(const Claim& claim) const noexcept;   // never throws: it runs while another error is answered
+  // Never throws: it runs while another error is answered. Call it after the money's transaction has ended
+  // (rolled back): it writes in a transaction of its own, which would wait forever for that one's write lock
+  // (common/sqlite_store.cc:SqliteStore::begin_write takes the process's one write lock).
+  void release(const Claim& claim) const noexcept;
   int delete_expired(std::int64_t now_ms, int batch) const;   // returns how many rows it deleted
 
  private:

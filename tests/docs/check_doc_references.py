@@ -11,8 +11,8 @@ checked"). A reference is written in one of four ways, and each is checked:
      docs/learn/stage-2-unique-key.md "Stage 2: a key table with a UNIQUE constraint" (inside a C++ string
      the quotes are escaped; a comment may break the heading over two lines; a DocRef writes
      {"docs/reference/plumbing.md", "Reliability"});
-  2. a Markdown link between chapters: [the bank](../reference/the-bank.md#accounts), relative to the file
-     that has it, or [above](#status-codes) in the same file;
+  2. a Markdown link between chapters, relative to the file that has it (LAB.md's
+     [the bank](docs/reference/the-bank.md#the-bank)), or [above](#status-codes) in the same file;
   3. a link into the book the playground serves: /book/learn/stage-4-two-phase.html#try-to-break-it;
   4. the chapter of each stage server (stages/stage_servers.json "chapter"): the file must exist.
 
@@ -43,7 +43,6 @@ QUOTED_REFERENCE = re.compile(
     r"(?P<heading>(?:[^\"\\\n]|\n" + COMMENT + r")+?)\\?\"")
 MARKDOWN_LINK = re.compile(r"\]\((?P<target>[^)\s]*?)(?:#(?P<anchor>[\w-]+))?\)")
 BOOK_LINK = re.compile(r"/book/(?P<page>[\w./-]+?)\.html(?:#(?P<anchor>[\w-]+))?")
-SELF = "tests/docs/check_doc_references.py"
 FENCE = re.compile(r"^\s*(```|~~~)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
@@ -135,8 +134,6 @@ def check(root, files, outputs=()):
     dangling = []
     for f in files:
         path = root / f
-        if f == SELF:                                 # its self-test writes dangling references on purpose
-            continue
         if not (f.endswith(TEXT_SUFFIXES) or os.path.basename(f) in TEXT_NAMES) or not path.is_file():
             continue
         try:
@@ -177,25 +174,31 @@ def grader_outputs(grader):
 
 
 def self_test():
-    """The check against a tree made to fail: each kind of dangling reference is named, the good ones are not."""
+    """The check against a tree made to fail: each kind of dangling reference is named, the good ones are not.
+    The tree's texts write its chapter folder as @/ (docs/learn/ when written) and its book as %/
+    (/book/learn/), so that this file names no chapter that does not exist."""
+    def tree_text(text):
+        return text.replace("@/", "docs/" + "learn/").replace("%/", "/book/" + "learn/")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        (root / "docs/learn").mkdir(parents=True)
-        (root / "docs/learn/a.md").write_text("# Stage 1: the `naive` server\n\n## Try to break it\n\n"
-                                              "```\n# not a heading\n```\n\n## Try to break it\n\n"
-                                              "[fine](#try-to-break-it-1) [bad](#not-here) [next](b.md#b)\n")
-        (root / "docs/learn/b.md").write_text("# B\n")
-        (root / "LAB.md").write_text("[one](docs/learn/a.md#stage-1-the-naive-server) [gone](docs/learn/c.md)\n")
-        (root / "code.cc").write_text(
-            '// docs/learn/a.md "Stage 1: the naive server" and docs/learn/a.md "Try to\n'
-            '// break it" are here; docs/learn/a.md "Try to mend it" is not.\n'
-            'const DocRef ok{"docs/learn/b.md", "B"}, gone{"docs/learn/b.md", "C"};\n'
-            'std::string s = "docs/learn/a.md \\"not a heading\\"";  // /book/learn/a.html#try-to-break-it\n'
-            'cp "$root/LAB.md" "$dest/"  # no reference\n')
-        files = ["LAB.md", "docs/learn/a.md", "docs/learn/b.md", "code.cc"]
-        got = sorted(ref for _, ref, _ in check(root, files, [("out", '/book/learn/b.html#nope')]))
-        want = sorted(['](#not-here)', '](docs/learn/c.md)', 'docs/learn/a.md "Try to mend it"',
-                       'docs/learn/b.md "C"', 'docs/learn/a.md "not a heading"', '/book/learn/b.html#nope'])
+        (root / tree_text("@/")).mkdir(parents=True)
+        texts = {
+            "@/a.md": "# Stage 1: the `naive` server\n\n## Try to break it\n\n```\n# not a heading\n```\n\n"
+                      "## Try to break it\n\n[fine](#try-to-break-it-1) [bad](#not-here) [next](b.md#b)\n",
+            "@/b.md": "# B\n",
+            "LAB.md": "[one](@/a.md#stage-1-the-naive-server) [gone](@/c.md)\n",
+            "code.cc": '// @/a.md "Stage 1: the naive server" and @/a.md "Try to\n'
+                       '// break it" are here; @/a.md "Try to mend it" is not.\n'
+                       'const DocRef ok{"@/b.md", "B"}, gone{"@/b.md", "C"};\n'
+                       'std::string s = "@/a.md \\"not a heading\\"";  // %/a.html#try-to-break-it\n'
+                       'cp "$root/LAB.md" "$dest/"  # no reference\n',
+        }
+        for name, text in texts.items():
+            (root / tree_text(name)).write_text(tree_text(text))
+        files = [tree_text(name) for name in texts]
+        got = sorted(ref for _, ref, _ in check(root, files, [("out", tree_text("%/b.html#nope"))]))
+        want = sorted(tree_text(ref) for ref in ['](#not-here)', '](@/c.md)', '@/a.md "Try to mend it"',
+                                                 '@/b.md "C"', '@/a.md "not a heading"', "%/b.html#nope"])
         if got != want:
             print("FAIL  self-test: found %s, expected %s" % (got, want))
             return 1
