@@ -101,6 +101,7 @@ std::vector<CheckOutcome> run_checks(Target& target, History& history, const std
     outcomes.push_back(run_one(target, history, *check, config, reporter));
     if (reporter) reporter->finished(outcomes.back());
     if (check->stage == 0 && outcomes.back().verdict == Verdict::Fail) contract_ok = false;
+    if (reporter && !reporter->wants_more()) break;
   }
   return outcomes;
 }

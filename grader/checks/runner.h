@@ -52,6 +52,9 @@ class Reporter {
   virtual void started(const Check&) {}
   virtual void waiting(const Check&, const std::string& /*what*/) {}  // a check that waits long, every few s
   virtual void finished(const CheckOutcome&) {}
+  // Asked after each check: false ends the run there, the checks after it not run and not listed (a caller
+  // whose verdict is already decided: `grader mutants --until-named`).
+  virtual bool wants_more() const { return true; }
   virtual void contract_failed() {}
 };
 

@@ -24,7 +24,7 @@ const CommandSpec kMutantsSpec{
     .name = "grader mutants",
     .summary = "grades stage 6's mutants, each on several seeds (docs/teach/grader.md \"The grader\", mutants).",
     .usage = {"--bin-dir <build>/stages [--mutants grader/mutants] [--seeds N] [--seed S] [--jobs N]\n"
-              "                 [--only a,b,...]"},
+              "                 [--only a,b,...] [--until-named]"},
     .description = R"(Each grader/mutants/<name>.mutant is graded as build/stages/mutant_<name> (`make mutants` builds them all;
 `make test` builds a few) with every check, on seeds S, S+1, ... S+N-1 (default: 3 seeds from 1). A mutant
 is killed on a seed when a check fails, and named right when a failed check names the anomaly the mutant
@@ -34,7 +34,10 @@ file gives. Mutants that are not built are listed and left out, unless --only na
               {"--seeds", "N", "seeds per mutant (default 3)"},
               {"--seed", "S", "the first seed (default 1)"},
               {"--jobs", "N", "seeds graded at once (default 6)"},
-              {"--only", "a,b,...", "grade only these mutants"}},
+              {"--only", "a,b,...", "grade only these mutants"},
+              {"--until-named", "", "end each seed's run at the first failed check that names the anomaly: the\n"
+                                    "verdict is the same (killed and named right needs one such check), the\n"
+                                    "lists of failed checks and anomalies stop there (make test uses it)"}},
     .closing = R"(Exit status: 0 when every graded mutant was killed and named right on every seed; 1 otherwise; 2 for a
 usage error.)"};
 
@@ -52,6 +55,22 @@ std::optional<Mutant> read_mutant(const std::filesystem::path& path) {
   if (m.mistake.empty() || m.anomaly.empty()) return std::nullopt;
   return m;
 }
+
+// --until-named: the run ends once a failed check names the mutant's anomaly, since "killed and named
+// right" needs only one such check: the checks after it cannot change the verdict.
+class UntilNamed : public Reporter {
+ public:
+  explicit UntilNamed(std::string anomaly) : anomaly_(std::move(anomaly)) {}
+  void finished(const CheckOutcome& o) override {
+    if (o.verdict != Verdict::Fail) return;
+    for (const auto& f : o.findings) named_ = named_ || name(f.anomaly) == anomaly_;
+  }
+  bool wants_more() const override { return !named_; }
+
+ private:
+  std::string anomaly_;
+  bool named_ = false;
+};
 
 struct Result {
   int seeds = 0, killed = 0, named = 0;
@@ -124,7 +143,9 @@ int run_mutants(const std::vector<std::string>& args) {
       try {
         auto target = Target::launch(command, facts_from_command(command));
         History history;
-        auto outcomes = run_checks(*target, history, selected, RunConfig{first_seed + s, "", ""}, nullptr);
+        UntilNamed until_named(m.anomaly);
+        auto outcomes = run_checks(*target, history, selected, RunConfig{first_seed + s, "", ""},
+                                   cl.has("--until-named") ? &until_named : nullptr);
         target->stop();
         for (const auto& o : outcomes) {
           if (o.verdict != Verdict::Fail) continue;
