@@ -17,7 +17,7 @@ SLOW_WRITE_MS ?= 10
 TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp
 TSAN_ARGS  := -DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread
 
-.PHONY: all deps build first-contact test browser-test demo playground grade starter starter-check asan tsan sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants mutation-score soak load fuzz bench bench-day multi class-demo class-check clean help
+.PHONY: all deps build first-contact test browser-test demo playground book grade starter starter-check asan tsan sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants mutation-score soak load fuzz bench bench-day multi class-demo class-check clean help
 
 all: build
 
@@ -25,7 +25,8 @@ help:
 	@echo "make demo          build, then show stage 1 duplicating a retried transfer"
 	@echo "make test          build, then run every test (unit, end-to-end, grader matrix, browser)"
 	@echo "make browser-test  build, then only the tests in headless chromium (playground, report); screenshots"
-	@echo "make playground    build, then serve the browser playground on http://127.0.0.1:8090/ (PORT=...)"
+	@echo "make playground    build, then serve the browser playground on http://127.0.0.1:8090/ (PORT=...), the book at /book/"
+	@echo "make book          the text (LAB.md and docs/) as a small website in $(BUILD)/book/ (pandoc)"
 	@echo "make grade STAGE=N build the learner's server and grade stages 1..N (SERVER=\"...\" for your own)"
 	@echo "make starter DEST=dir  write the learner's copy of the lab, without the answers"
 	@echo "make starter-check build a starter copy from scratch and grade it (stage 1 passes, 2 fails)"
@@ -60,14 +61,14 @@ build: deps
 # The browser tests (tests/browser/) need chromium, tests/postgres a PostgreSQL server (a throwaway
 # cluster), and the grader --sandbox tests bwrap: installed here, so a fresh machine runs them too.
 test: build
-	@scripts/ensure-deps.sh browser postgres bubblewrap
+	@scripts/ensure-deps.sh browser postgres bubblewrap book
 	cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -j$(TEST_JOBS)
 
 # Only the browser tests (docs/teach/the-playground.md "The playground"): the CDP harness, the report, the playground's tours and
 # free mode, in headless chromium; screenshots in $(BUILD)/test-output/screenshots/. The report test runs
 # the grader matrix first (its report is the matrix's --html).
 browser-test: build
-	@scripts/ensure-deps.sh browser
+	@scripts/ensure-deps.sh browser book
 	cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -V -R '^browser: '
 	@echo "screenshots: $(BUILD)/test-output/screenshots/"
 
@@ -77,9 +78,15 @@ demo: deps
 
 # The browser playground (docs/teach/the-playground.md "The playground"): guided tours and free play on the real stage servers.
 PORT ?= 8090
-playground: deps
+playground: deps book
 	@$(BUILD_ENV) scripts/build.sh --quiet "the playground and the stage servers" playground stage_servers
-	$(BUILD)/playground/playground --port $(PORT) --bin-dir $(BUILD)/stages
+	$(BUILD)/playground/playground --port $(PORT) --bin-dir $(BUILD)/stages --book-dir $(BUILD)/book
+
+# The book (docs/teach/the-playground.md "The book"): LAB.md and every chapter as pages of a small static site,
+# rendered by pandoc into $(BUILD)/book/ in a few seconds; the playground serves it at /book/.
+book:
+	@scripts/ensure-deps.sh book
+	@python3 scripts/book/build_book.py --out $(BUILD)/book
 
 # The learner's path (docs/learn/for-learners.md "For learners"): the starter copy, and the loop of grading one's own server.
 STAGE ?= 1

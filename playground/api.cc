@@ -9,7 +9,9 @@
 #include <type_traits>
 #include <thread>
 
+#include "grader/base/doc_ref.h"
 #include "grader/base/stage_binaries.h"
+#include "playground/book_files.h"
 #include "playground/web_assets.h"
 
 namespace playground {
@@ -139,8 +141,15 @@ nlohmann::json Playground::scenarios() const {
     bool built = grader::find_stage_binary(s.flawed.binary, bin_dir_) &&
                  (!s.fixing || grader::find_stage_binary(s.fixing->binary, bin_dir_));
     if (!built) continue;  // a learner's starter copy has stage 1 only
+    // The chapter to read: the fixing stage's (or, for a story of the last stage's policy, its own).
+    const grader::StageServer* teacher = grader::find_stage_server(s.fixing ? s.fixing->binary : s.flawed.binary);
+    nlohmann::json read;
+    if (teacher && !teacher->must_fail) {
+      const grader::DocRef chapter = grader::stage_chapter(teacher->stage);
+      read = {{"text", chapter.heading}, {"href", grader::book_href(chapter)}};
+    }
     out.push_back({{"name", s.name}, {"title", s.title}, {"flawed", stand_json(s.flawed)},
-                   {"fixing", s.fixing ? stand_json(*s.fixing) : nlohmann::json()}});
+                   {"fixing", s.fixing ? stand_json(*s.fixing) : nlohmann::json()}, {"read", read}});
   }
   return out;
 }
@@ -230,6 +239,21 @@ void install_routes(httplib::Server& server, Playground& playground) {
     if (!asset) return reply_problem(res, Refusal::NotFound, "no such file");
     res.set_content(std::string(asset->body), std::string(asset->content_type).c_str());
     res.set_header("Cache-Control", "no-store");  // a rebuilt playground serves its new page at once
+  }));
+  // The book (`make book`): /book/ and the files below it, read from the book's folder (book_files.h).
+  server.Get("/book", guarded([](const httplib::Request&, httplib::Response& res) {
+    res.status = 301;
+    res.set_header("Location", "/book/");
+  }));
+  server.Get(R"(/book/(.*))", guarded([&](const httplib::Request& req, httplib::Response& res) {
+    auto file = read_book_file(playground.book_dir(), req.matches[1].str());
+    if (!file) {
+      const bool made = std::filesystem::exists(playground.book_dir() / "index.html");
+      return reply_problem(res, Refusal::NotFound,
+                           made ? "the book has no such page" : "the book has not been made: run make book");
+    }
+    res.set_content(file->body, file->content_type.c_str());
+    res.set_header("Cache-Control", "no-store");  // a `make book` shows at the next reload
   }));
   server.Get("/api/stands", guarded([&](const httplib::Request&, httplib::Response& res) { reply_json(res, 200, playground.stands()); }));
   server.Get("/api/scenarios", guarded([&](const httplib::Request&, httplib::Response& res) {

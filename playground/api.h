@@ -11,6 +11,8 @@
 // Thread safety: every HTTP thread may call in; mutex_ guards the session pointer and the versions.
 #pragma once
 
+#include <filesystem>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -25,12 +27,14 @@ namespace playground {
 
 class Playground {
  public:
-  explicit Playground(std::string bin_dir) : bin_dir_(std::move(bin_dir)) {}
+  Playground(std::string bin_dir, std::filesystem::path book_dir)
+      : bin_dir_(std::move(bin_dir)), book_dir_(std::move(book_dir)) {}
   ~Playground();
 
   // The stands (stages and wrong turns) that are built, as [{"binary","label"}].
   nlohmann::json stands() const;
-  nlohmann::json scenarios() const;
+  nlohmann::json scenarios() const;  // each with "read": the chapter that teaches its fix, and its /book/ link
+  const std::filesystem::path& book_dir() const { return book_dir_; }
 
   // Replaces the session (the old one's server stops). Each returns "" or why it could not.
   std::string start_tour(const std::string& scenario, const std::string& role, int seed, int step);
@@ -46,6 +50,7 @@ class Playground {
   void replace(std::shared_ptr<Session> next);
 
   const std::string bin_dir_;
+  const std::filesystem::path book_dir_;
   mutable std::mutex mutex_;
   std::shared_ptr<Session> session_;
   std::int64_t version_ = 0;

@@ -17,6 +17,7 @@
 #include "common/guarded_server.h"
 #include "common/http_server.h"
 #include "playground/api.h"
+#include "playground/book_files.h"
 
 namespace {
 
@@ -30,12 +31,13 @@ constexpr int kDefaultPort = 8090;  // beside a stage server on its default 8080
 constexpr int kMallocArenas = 2;
 
 const char* const kUsage =
-    "usage: playground [--port P] [--bin-dir DIR]\n"
+    "usage: playground [--port P] [--bin-dir DIR] [--book-dir DIR]\n"
     "Serves the playground on http://127.0.0.1:P/ (loopback only) until Ctrl-C: guided tours of the\n"
     "`grader demo` scenarios and free play, each on a real stage server and a real SQLite file, with the\n"
     "key table, the ledger and every request live.\n"
     "  --port P        TCP port, default 8090; 0 picks a free one (see the 'listening on' line)\n"
     "  --bin-dir DIR   where the stage binaries are (default: <build>/stages beside this program)\n"
+    "  --book-dir DIR  the book `make book` wrote, served at /book/ (default: <build>/book beside this program)\n"
     "Open the printed URL in a browser. docs/teach/the-playground.md \"The playground\".\n";
 
 }  // namespace
@@ -46,6 +48,7 @@ int main(int argc, char** argv) {
   ::mallopt(M_ARENA_MAX, kMallocArenas);
   int port = kDefaultPort;
   std::string bin_dir;
+  std::filesystem::path book_dir = playground::default_book_dir();
   std::vector<std::string> args(argv + 1, argv + argc);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -61,6 +64,8 @@ int main(int argc, char** argv) {
       }
     } else if (a == "--bin-dir" && i + 1 < args.size()) {
       bin_dir = args[++i];
+    } else if (a == "--book-dir" && i + 1 < args.size()) {
+      book_dir = args[++i];
     } else {
       std::fprintf(stderr, "playground: unexpected argument '%s'\n%s", a.c_str(), kUsage);
       return 2;
@@ -70,7 +75,7 @@ int main(int argc, char** argv) {
   // serve_until_signalled; the Playground's destructor then ends the session, whose Scene stops the stage
   // server it started (its own process group, which a Ctrl-C would not reach). Any other end, SIGKILL
   // included, ends the stage server too: its keeper reads the playground's end (grader/wire/process_keeper.h).
-  playground::Playground playground(bin_dir);
+  playground::Playground playground(bin_dir, book_dir);
   lab::GuardedServer server;
   lab::configure_server(server, /*log_requests=*/false);
   playground::install_routes(server, playground);

@@ -5,7 +5,7 @@
 #
 #   scripts/ensure-deps.sh            what `make demo` and `make build` need
 #   scripts/ensure-deps.sh fuzz       and, for the target that needs them, one or more groups below
-#                                     (`make test` asks for `browser`, `make multi` for `postgres`;
+#                                     (`make test` asks for `browser` and `book`, `make multi` for `postgres`;
 #                                     `grader --sandbox` names `bubblewrap`)
 set -euo pipefail
 
@@ -31,7 +31,10 @@ for group in "$@"; do
     # grader --sandbox (docs/teach/grader-for-courses.md "Untrusted servers"): bwrap. As a user other than root it also needs the
     # kernel's unprivileged user namespaces (Debian 12 allows them); the grader says so when it cannot run.
     bubblewrap) packages+=(bubblewrap) ;;
-    *) echo "ensure-deps.sh: unknown group '$group' (known: fuzz bench browser postgres bubblewrap)" >&2; exit 2 ;;
+    # make book (docs/teach/the-playground.md "The book"): pandoc renders the chapters; make test's browser test
+    # of the book needs it too.
+    book) packages+=(pandoc) ;;
+    *) echo "ensure-deps.sh: unknown group '$group' (known: fuzz bench browser postgres bubblewrap book)" >&2; exit 2 ;;
   esac
 done
 

@@ -355,6 +355,13 @@ function updateRoleChoices() {
   $('role').querySelector('option[value=flawed]').textContent = scenario ? `${scenario.flawed.label}, with the flaw`
                                                                          : 'the stage with the flaw';
   if (fixing.disabled) $('role').value = 'flawed';
+  // The chapter that teaches the scenario's fix, in the book the playground serves (GET /api/scenarios).
+  const read = scenario && scenario.read;
+  $('read-chapter').hidden = !read;
+  if (read) {
+    $('read-chapter').href = read.href;
+    $('read-chapter').textContent = `Read: ${read.text}`;
+  }
 }
 
 // /?scenario=NAME&role=flawed&seed=1&step=3 starts that tour at that step; /?stand=BINARY&seed=1 free mode.

@@ -63,8 +63,9 @@ RACY_SCENARIOS = {
 class Playground:
     """`playground --port 0` for the length of a `with` block; its whole process group is killed after."""
 
-    def __init__(self, binary, bin_dir=None):
-        self.command = [binary, "--port", "0"] + (["--bin-dir", bin_dir] if bin_dir else [])
+    def __init__(self, binary, bin_dir=None, book_dir=None):
+        self.command = ([binary, "--port", "0"] + (["--bin-dir", bin_dir] if bin_dir else [])
+                        + (["--book-dir", book_dir] if book_dir else []))
         self.proc = None
         self.url = None
         self.log = tempfile.NamedTemporaryFile(prefix="playground-", suffix=".log", delete=False)
