@@ -13,6 +13,8 @@ Starts the real playground with --book-dir DIR and crawls the book from /book/ i
     GET /api/scenarios; a repository file the book copied (files/...) answers 200; a link to another site
     (a reference in "Real world") is only counted, never fetched;
   - the crawl reaches every page DIR holds (no chapter left out of the navigation);
+  - each guided tour's "Read:" link (GET /api/scenarios) is a page and heading of the book, shown on the
+    playground's page;
   - a path out of the book's folder (.., its encodings, a hidden file, an absolute path) is a 404 problem;
   - on the stage 4 chapter, every code block keeps its lines (white-space: pre; an ASCII drawing wider than
     the column scrolls, it does not wrap), and a screenshot is saved: OUTDIR/book-stage-4.png.
@@ -154,6 +156,24 @@ def refuses_paths_out_of_the_book(playground):
         expect("cmake_minimum_required" not in body and "root:" not in body, f"GET {path[:60]} shows no file")
 
 
+def tours_link_their_chapter(browser, playground, pages):
+    """Each tour's "Read:" link (GET /api/scenarios' "read") is a page of the book with that heading, and the
+    playground's page shows it for the chosen tour."""
+    origin = playground.url.rstrip("/")
+    for s in playground.get_json("/api/scenarios"):
+        expect(s.get("read"), f"the tour {s['name']} names a chapter to read")
+        href = origin + s["read"]["href"]
+        bare, _, fragment = href.partition("#")
+        expect(bare in pages and fragment in pages[bare]["ids"], f"the tour {s['name']}'s chapter {href} is in the book")
+    page = browser.new_page()
+    page.goto(playground.url)
+    shown = page.wait_for("!document.getElementById('read-chapter').hidden && "
+                          "document.getElementById('read-chapter').href", 10, "the Read: link of the chosen tour")
+    expect(shown.split("#")[0] in pages, f"the page's Read: link {shown} is a page of the book")
+    expect(not page.errors, f"the playground's page has no error: {page.errors[:3]}")
+    page.close()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--playground", required=True)
@@ -187,6 +207,8 @@ def main():
                    or expect(not result["problems"], "\n".join(result["problems"][:20])))
         if "counted" in result:
             print(f"     links: {result['counted']}")
+        checks.run("each tour links to its chapter, and the playground's page shows the link",
+                   tours_link_their_chapter, browser, playground, pages)
         checks.run("a path out of the book's folder is a 404 problem, never a file", refuses_paths_out_of_the_book,
                    playground)
         checks.run("the stage 4 chapter: code blocks keep their lines, navigation, a screenshot",
