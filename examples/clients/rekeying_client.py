@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from transfer_http import (LabFaults, NoAnswer, add_intent_arguments, encoded,   # noqa: E402
                            intents_from_arguments, retry_after_seconds, send_transfer)
 
-# ---- Tuning: a generated SDK's defaults (Stainless: 2 retries, 0.5 s doubling to 8 s) --------------------------
+# ---- Tuning: a generated SDK's defaults (OpenAI's Stainless-generated Python SDK: 2, 0.5 s, 8 s) ------------
 SDK_MAX_RETRIES = 2      # retries per call, after the first send
 SDK_BASE_DELAY_S = 0.5   # the first retry's wait, doubled per retry, with jitter
 SDK_MAX_DELAY_S = 8.0

@@ -33,7 +33,7 @@ from transfer_http import (LabFaults, NoAnswer, add_intent_arguments, encoded,  
                            intents_from_arguments, read_policy, retry_after_seconds, send_transfer)
 
 # ---- Tuning (each with its unit and its reason) -----------------------------------------------------------
-BACKOFF_BASE_S = 0.25    # the first retry's ceiling; doubled per retry ("Backoff with jitter")
+BACKOFF_BASE_S = 0.25    # the first retry's ceiling; doubled per retry (the-clients-side.md, backoff)
 BACKOFF_CAP_S = 8.0      # no wait grows past this: a retry horizon of minutes, not hours
 RETENTION_SHARE = 0.5    # a key is used at most this share of the server's retention after its first send:
                          # the server counts from its own claim on its own clock, so keep a wide margin
