@@ -18,7 +18,8 @@ The rules it follows, each at the line that does it:
      with the same key what happened. Never a new key for the same intent.
 
 Prints one line per intent and a summary; --verbose adds one line per send on stderr. Exits 0 when every
-intent is done or refused, 1 when one is unknown or hit a client bug, 2 on a usage error.
+intent is done or refused, 1 when one is unknown, hit a client bug or conflicts with the journal (its name
+journaled with another body), 2 on a usage error or a server that publishes no retention.
 """
 import argparse
 import os
@@ -128,6 +129,9 @@ def carry_out(args, journal, name, faults, retention_s, log):
             if answer.status == 422 and answer.problem_type() == "idempotency-key-reused":
                 # Our own bug: this key went out with another body. Retrying cannot fix it.
                 return "client-bug", "422 idempotency-key-reused: a send changed the body", sends
+            if answer.status == 401:
+                # Refused before the key was looked at, so nothing is recorded under it: left unfinished.
+                return "unknown", "401 unauthorized: fix --token, then run again (the same key)", sends
             if answer.status not in RETRYABLE_STATUSES:
                 return "refused", f"{answer.status} {answer.problem_type()}", sends   # the server's final word
             # 409: the first send is still running; 503: nothing was recorded. Both: later, the same key.
@@ -168,24 +172,27 @@ def main():
         print(f"right client: no answer from {args.url} ({error}); nothing sent", file=sys.stderr)
         return 1
     if not policy or not isinstance(policy.get("key_ttl_seconds"), int):
-        print("right client: the server publishes no key_ttl_seconds at GET /idempotency-policy, so no retry"
-              " can be known to fall inside its retention; not sending", file=sys.stderr)
+        print(f"right client: GET {args.url}/idempotency-policy gave no key_ttl_seconds (stage 6 publishes it;"
+              " check --url and --token), so no retry can be known to fall inside the server's retention;"
+              " nothing sent", file=sys.stderr)
         return 2
     retention_s = policy["key_ttl_seconds"]
 
     journal = Journal(args.journal)
     names = journal.unfinished() if args.resume else []
+    counts, total_sends = {}, 0
     for intent in intents:
         # The key is made and on the disk before the first send; a known intent keeps its key.
         row = journal.remember(intent)
         if row["body"] != encoded(intent.body):
+            # The same name for another transfer: sending it under this key would be answered 422.
             print(f"{intent.name}  conflict  the journal holds another body for this name: a new transfer"
-                  " needs a new intent name", flush=True)
+                  " needs a new intent name, 0 sends", flush=True)
+            counts["conflict"] = counts.get("conflict", 0) + 1
             continue
         if intent.name not in names:
             names.append(intent.name)
 
-    counts, total_sends = {}, 0
     for name in names:
         row = journal.row(name)
         if row["state"] not in UNFINISHED:
@@ -196,10 +203,10 @@ def main():
         counts[state] = counts.get(state, 0) + 1
         total_sends += sends
         print(f"{name}  {state}  {text}, {sends} sends, key {row['key']}", flush=True)
-    summary = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("done", "refused", "client-bug", "unknown"))
-    print(f"right client: {len(names)} intents: {summary}; {total_sends} sends this run"
+    summary = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("done", "refused", "client-bug", "unknown", "conflict"))
+    print(f"right client: {sum(counts.values())} intents: {summary}; {total_sends} sends this run"
           f" (keys used within {retention_s * RETENTION_SHARE:g} s of their first send)")
-    return 1 if counts.get("unknown") or counts.get("client-bug") else 0
+    return 1 if counts.get("unknown") or counts.get("client-bug") or counts.get("conflict") else 0
 
 
 if __name__ == "__main__":

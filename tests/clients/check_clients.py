@@ -19,7 +19,8 @@ rekeying: the same slow first send on pay-2 and pay-4; the SDK-like call gives u
 application calls again under a new key, and the ledger holds two transfers for each of them: the damage
 this client exists to show.
 
-Every fault is long beside the clients' timeout (0.5 s against 5 s of delay), so no verdict depends on the
+Every fault is long beside the clients' timeout (1 s against 5 s of delay), a run without a slow send
+waits 5 s for each answer, and the rekeying checks count at least, not exactly, so no verdict depends on the
 machine's load. Prints one line per check and "N passed, M failed"; exits 1 if a check failed, 2 if it
 could not run. --right-client FILE runs another copy of the right client (to see this test fail on one that
 re-keys).
@@ -44,8 +45,10 @@ CLIENTS = REPO / "examples" / "clients"
 ADMIN_TOKEN = "check-clients-admin"
 CRASH_EXIT_CODE = 86           # what Lab-Crash exits with (docs/reference/lab-controls.md "Lab controls")
 START_TIMEOUT_S = 10           # a stage server prints its "listening on" line in well under a second
-CLIENT_TIMEOUT_S = 0.5         # the clients' --timeout: each answer is waited for this long
-SLOW_FIRST_SEND_MS = 5000      # Lab-Delay-Ms: ten times the timeout, longer than the SDK's three sends
+SLOW_RUN_TIMEOUT_S = 1.0       # the clients' --timeout in a run with a slow first send: it must give up on it
+CALM_RUN_TIMEOUT_S = 5.0       # the --timeout of a run without one: no answer is expected to be late, so a
+                               # loaded machine cannot turn one send into two and change a count of sends
+SLOW_FIRST_SEND_MS = 5000      # Lab-Delay-Ms: five times the timeout, and longer than the SDK's three sends
 CLIENT_RUN_LIMIT_S = 40        # one client run; the slowest here takes about 6 s
 SETTLE_MARGIN_S = 1.0          # after a delayed send's Lab-Delay-Ms: its commit, which takes milliseconds
 
@@ -141,9 +144,10 @@ def open_bank(server):
 # ---- The clients, run as a user runs them ------------------------------------------------------------------
 
 def client_command(script, server, token, source, target, name, intents, *extra):
+    slow = any("Lab-Delay-Ms" in part for part in extra)
     return [sys.executable, str(script), "--url", server.url, "--token", token, "--name", name,
             "--intents", str(intents), "--from", str(source), "--to", str(target), "--amount", "100",
-            "--timeout", str(CLIENT_TIMEOUT_S), "--verbose", *extra]
+            "--timeout", str(SLOW_RUN_TIMEOUT_S if slow else CALM_RUN_TIMEOUT_S), "--verbose", *extra]
 
 
 def run(command, kill_after_line=None):
@@ -190,13 +194,13 @@ def check_right(binary, script, folder):
     try:
         token, source, target = open_bank(server)
         journal = os.path.join(folder, "shop.journal")
-        command = client_command(script, server, token, source, target, "pay", 6, "--journal", journal)
         faults = ["--lab-fault", "pay-2#1 Lab-Crash: after-money",
                   "--lab-fault", f"pay-3#1 Lab-Delay-Ms: {SLOW_FIRST_SEND_MS}",
                   "--lab-fault", "pay-4#1 Lab-Fail: busy",
                   "--lab-fault", f"pay-5#1 Lab-Delay-Ms: {SLOW_FIRST_SEND_MS}"]
+        command = client_command(script, server, token, source, target, "pay", 6, "--journal", journal, *faults)
         started = time.monotonic()
-        code, out, err = run(command + faults, kill_after_line="pay-5 send 1 ")
+        code, out, err = run(command, kill_after_line="pay-5 send 1 ")
         check(code == -signal.SIGKILL, "the right client is killed while pay-5's first send is still running",
               f"exit {code}\n{out}{err}")
         check(server.restarts == 1 and "done" in line_of(out, "pay-2") and "earlier send" in line_of(out, "pay-2"),
@@ -213,7 +217,8 @@ def check_right(binary, script, folder):
               "pay-5: its key was in the journal before the first send, and the intent still open after the kill",
               str(key_before_crash))
 
-        code, out, err = run(command)   # the same command again: the client after its restart
+        # The same command again, the client after its restart (without the faults, which were for one run).
+        code, out, err = run(command[:-len(faults)])
         check(code == 0, "run again, the right client finishes every intent", f"exit {code}\n{out}{err}")
         pay5_sends = [line for line in err.splitlines() if line.startswith("pay-5 send ")]
         check(key_before_crash is not None and "done" in line_of(out, "pay-5") and pay5_sends
@@ -277,14 +282,15 @@ def check_rekeying(binary, script, folder):
         code, out, err = run(client_command(script, server, token, source, target, "pay", 4,
                                             "--lab-fault", f"pay-2#1 Lab-Delay-Ms: {SLOW_FIRST_SEND_MS}",
                                             "--lab-fault", f"pay-4#1 Lab-Delay-Ms: {SLOW_FIRST_SEND_MS}"))
-        check(code == 0 and "2 calls" in line_of(out, "pay-2") and "2 calls" in line_of(out, "pay-4"),
+        check(code == 0 and re.search(r"in [23] calls", line_of(out, "pay-2"))
+              and re.search(r"in [23] calls", line_of(out, "pay-4")),
               "pay-2, pay-4: the SDK call spent its retries on 409s and the application called again",
               f"exit {code}\n{out}{err}")
         per_intent = server.settled_transfers_per_intent()
         entries = sum(per_intent.values())
         check(entries > 4, f"4 intents, {entries} ledger entries: more transfers than intents", dict(per_intent))
-        check(per_intent["pay-2"] == 2 and per_intent["pay-4"] == 2 and per_intent["pay-1"] == 1
-              and per_intent["pay-3"] == 1, "the slow intents moved twice, the others once", dict(per_intent))
+        check(per_intent["pay-2"] >= 2 and per_intent["pay-4"] >= 2,
+              "each slow intent moved at least twice: its first call's transfer and its second's", dict(per_intent))
         print(f"rekeying client: 4 intents, {entries} ledger entries ({time.monotonic() - started:.1f} s)",
               flush=True)
     finally:
