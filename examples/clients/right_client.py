@@ -50,15 +50,16 @@ RETRYABLE_STATUSES = {408, 409, 429, 500, 502, 503, 504}   # "try again later, t
 #           outcome TEXT)                -- the last answer, for the report
 #
 #   pending --201--> done     pending --4xx--> refused     pending --422 key reused--> client-bug
-#   pending --gave up--> unknown --run again: the same key--> done | refused | unknown
+#   pending --gave up, or 401--> unknown --run again: the same key--> done | refused | unknown
 #
-# Every change is committed with synchronous=FULL, so it is on the disk when the call returns.
+# Every statement is its own transaction (autocommit), committed with synchronous=FULL: on the disk when the
+# call returns, so a kill of this process at any line loses nothing it has written.
 UNFINISHED = ("pending", "unknown")
 
 
 class Journal:
     def __init__(self, path):
-        self.db = sqlite3.connect(path, isolation_level=None)
+        self.db = sqlite3.connect(path, isolation_level=None)   # autocommit: each statement commits
         self.db.execute("PRAGMA synchronous=FULL")   # each commit fsyncs: a crash right after keeps it
         self.db.execute("CREATE TABLE IF NOT EXISTS intents (name TEXT PRIMARY KEY, key TEXT NOT NULL UNIQUE,"
                         " body BLOB NOT NULL, state TEXT NOT NULL, first_sent_ms INTEGER, outcome TEXT)")
