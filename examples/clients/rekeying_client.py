@@ -22,7 +22,7 @@ import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from transfer_http import (LabFaults, NoAnswer, add_intent_arguments, encoded,   # noqa: E402
+from transfer_http import (LabFaults, NoAnswer, add_intent_arguments, encoded, send_log,   # noqa: E402
                            intents_from_arguments, retry_after_seconds, send_transfer)
 
 # ---- Tuning: a generated SDK's defaults (OpenAI's Stainless-generated Python SDK: 2, 0.5 s, 8 s) ------------
@@ -79,9 +79,7 @@ def main():
         parser.error(str(error))
     intents = intents_from_arguments(parser, args)
 
-    def log(line):
-        if args.verbose:
-            print(line, file=sys.stderr, flush=True)
+    log = send_log(args.verbose)
 
     counts, total_sends = {}, 0
     for intent in intents:

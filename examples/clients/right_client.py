@@ -30,7 +30,7 @@ import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from transfer_http import (LabFaults, NoAnswer, add_intent_arguments, encoded,   # noqa: E402
+from transfer_http import (LabFaults, NoAnswer, add_intent_arguments, encoded, send_log,   # noqa: E402
                            intents_from_arguments, read_policy, retry_after_seconds, send_transfer)
 
 # ---- Tuning (each with its unit and its reason) -----------------------------------------------------------
@@ -162,9 +162,7 @@ def main():
         parser.error(str(error))
     intents = intents_from_arguments(parser, args)
 
-    def log(line):
-        if args.verbose:
-            print(line, file=sys.stderr, flush=True)
+    log = send_log(args.verbose)
 
     # How long does the server keep a key? Without that a retry horizon is a guess.
     try:

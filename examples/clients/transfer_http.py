@@ -8,6 +8,7 @@
     response came (refused, reset, timed out: the money may or may not have moved).
   - read_policy(): GET /idempotency-policy, the retention the server publishes (stage 6).
   - retry_after_seconds(): the Retry-After of a 409 or 503, in seconds.
+  - send_log(): the --verbose line per send, with the time it was answered.
   - LabFaults: a TEST HOOK. `--lab-fault "pay-3#1 Lab-Delay-Ms: 3000"` attaches a lab control header
     (docs/reference/lab-controls.md "Lab controls") to the first send of intent pay-3, so that the tests
     (tests/clients/check_clients.py) can drop responses, make a first attempt outlast the client's timeout,
@@ -18,6 +19,8 @@ Standard library only (http.client, json, urllib.parse): the lesson is what the 
 import http.client
 import json
 import re
+import sys
+import time
 import urllib.parse
 from dataclasses import dataclass, field
 
@@ -100,6 +103,17 @@ def retry_after_seconds(answer):
     """Retry-After in seconds (RFC 9110 allows a date too; the lab's servers send seconds), or None."""
     value = answer.headers.get("retry-after", "").strip()
     return float(value) if value.isdigit() else None
+
+
+def send_log(verbose):
+    """--verbose: a function that prints one line per send on stderr, with the seconds since the start at its
+    end ("pay-4 send 2 (key ...): 201  [1.532 s]"), so that a reader (or a test) sees how long each wait was."""
+    started = time.monotonic()
+
+    def log(line):
+        if verbose:
+            print(f"{line}  [{time.monotonic() - started:.3f} s]", file=sys.stderr, flush=True)
+    return log
 
 
 # ---- The intents on the command line -------------------------------------------------------------------

@@ -50,6 +50,7 @@ CALM_RUN_TIMEOUT_S = 5.0       # the --timeout of a run without one: no answer i
                                # loaded machine cannot turn one send into two and change a count of sends
 SLOW_FIRST_SEND_MS = 5000      # Lab-Delay-Ms: five times the timeout, and longer than the SDK's three sends
 CLIENT_RUN_LIMIT_S = 40        # one client run; the slowest here takes about 6 s
+RETRY_AFTER_S = 1.0            # the Retry-After of the lab's 409 and 503 (common/http_reply.h:kRetryAfterSeconds)
 SETTLE_MARGIN_S = 1.0          # after a delayed send's Lab-Delay-Ms: its commit, which takes milliseconds
 
 checks = {"passed": 0, "failed": 0}
@@ -182,6 +183,12 @@ def line_of(out, name):
     return next((line for line in out.splitlines() if line.startswith(name + " ")), "")
 
 
+def answer_times(err, name):
+    """When each send of intent `name` was answered, in seconds since the client started (its --verbose
+    lines end with "[1.532 s]"), in order."""
+    return [float(m.group(1)) for m in re.finditer(rf"^{re.escape(name)} send \d+ .*\[(\d+\.\d+) s\]$", err, re.M)]
+
+
 def journal_row(journal, name):
     with sqlite3.connect(journal) as db:
         return db.execute("SELECT key, state FROM intents WHERE name = ?", (name,)).fetchone()
@@ -212,6 +219,9 @@ def check_right(binary, script, folder):
               line_of(out, "pay-3") + "\n" + err)
         check(re.search(r"pay-4 send 1 .*: 503", err) is not None and "done" in line_of(out, "pay-4"),
               "pay-4: a 503 with Retry-After was retried with the same key", line_of(out, "pay-4"))
+        answered = answer_times(err, "pay-4")
+        check(len(answered) >= 2 and answered[1] - answered[0] >= RETRY_AFTER_S,
+              f"pay-4: the retry came no sooner than the 503's Retry-After ({RETRY_AFTER_S:g} s)", str(answered))
         key_before_crash = journal_row(journal, "pay-5")
         check(key_before_crash is not None and key_before_crash[1] == "pending",
               "pay-5: its key was in the journal before the first send, and the intent still open after the kill",
