@@ -2,7 +2,7 @@
 // /book/. The files are read from the book's folder at each request, so a `make book` while the playground
 // runs shows at the next reload.
 //
-//   auto file = read_book_file(book_dir, "learn/stage-4-two-phase.html");   // nullopt: answer 404
+//   auto file = read_book_file(book_dir, "<group>/<name>.html");   // nullopt: answer 404
 //
 // A path comes from the network, so it is hostile until shown otherwise: only letters, digits and . _ - /,
 // no empty, "." or ".." segment, no hidden file, and the file, its symlinks followed, must lie inside the

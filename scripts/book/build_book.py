@@ -32,7 +32,8 @@ GROUP_LINE = re.compile(r"^\*\*(.+?)\*\*")
 
 
 def book_path(repo_path):
-    """Where a page of the repository is in the book: LAB.md -> index.html, docs/x/y.md -> x/y.html."""
+    """Where a page of the repository is in the book: LAB.md -> index.html, docs/<group>/<name>.md ->
+    <group>/<name>.html."""
     return "index.html" if repo_path == "LAB.md" else repo_path[len("docs/"):-len(".md")] + ".html"
 
 

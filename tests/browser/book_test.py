@@ -34,7 +34,8 @@ import cdp  # noqa: E402
 from checklist import Checklist, exit_cleanly_on_sigterm, exit_if_no_chromium, expect  # noqa: E402
 from playground_test import Playground  # noqa: E402
 
-STAGE_4 = "learn/stage-4-two-phase.html"
+CHAPTER_OF_THE_SCREENSHOT = "docs/learn/stage-4-two-phase.md"   # the screenshot is of its page in the book
+STAGE_4 = CHAPTER_OF_THE_SCREENSHOT[len("docs/"):-len(".md")] + ".html"
 LINKS_JS = "[...document.querySelectorAll('a[href]')].map(a => a.href)"
 IDS_JS = "[...document.querySelectorAll('[id]')].map(e => e.id)"
 
