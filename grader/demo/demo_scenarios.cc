@@ -40,6 +40,8 @@ const std::vector<DemoScenario>& demo_scenarios() {
        stand("stage5_replay"), stand("stage6_scope_ttl"), "", global_key_leak},
       {"retry-after-expiry", "a retry after the key's retention executes again, as the policy says",
        stand("stage6_scope_ttl"), std::nullopt, kShortKeyTtl, retry_after_expiry},
+      {"sdk-gives-up", "an SDK gives up on a slow transfer, the app calls again under a new key: paid twice",
+       stand("stage6_scope_ttl"), std::nullopt, "", sdk_gives_up},
   };
   return table;
 }

@@ -54,6 +54,9 @@ Outcome recomputed_response(Scene& scene, const Outcome* first_telling);
 Outcome global_key_leak(Scene& scene, const Outcome* first_telling);
 Outcome retry_after_expiry(Scene& scene, const Outcome* first_telling);
 
+// demo_stories_client.cc: what only the client can do (keep one key for one intent)
+Outcome sdk_gives_up(Scene& scene, const Outcome* first_telling);
+
 // "the money moved 2 times" / "once" / "never": the count in words.
 std::string times(int moves);
 
