@@ -65,10 +65,11 @@ show       prints one intent: its story, every send, and with --record what each
               {"--record", "FILE",
                "replay: every send's answer and the ledger, for `grader day show` (with one server only);\n"
                "show: the record to read"},
-              {"--expect-clean", "", "replay: exit 1 if the audit finds damage (the published expiry policy is not damage)"},
+              {"--expect-clean", "", "replay: exit 1 if the audit finds damage (the published expiry policy and a\n"
+                                 "client's several keys for one intent are not the server's damage)"},
               {"--expect", "C=N,..",
                "replay: exit 1 unless each named column counts N (C>N: more than N) and every other\n"
-               "damage column 0 (columns: dup lost mismatch cross inconsistent misplaced conserv expired)"}},
+               "damage column 0 (columns: dup lost mismatch cross inconsistent misplaced conserv expired rekeyed)"}},
     .closing = R"(A server the grader starts gets --lab-controls (Lab-Delay-Ms, Lab-Crash, POST /admin/clock are needed);
 with --url, start it so yourself; crashes are then not sent, since the grader cannot restart it. Several
 comma-separated URLs are instances of one server on one shared database: each request goes to the next.
@@ -149,7 +150,7 @@ void print_details(const std::string& log, const Row& r, const std::string& reco
     }
 }
 
-// A column's name without the policy marker: "expired*" -> "expired".
+// A column's name without the marker of what is not server damage: "expired*" -> "expired".
 std::string plain_name(Damage d) {
   std::string name(column_name(d));
   if (name.back() == '*') name.pop_back();
@@ -355,7 +356,7 @@ int replay(CommandLine& a) {
     if (!r.error.empty() || !a.has("--expect")) continue;
     for (Damage d : kAllDamage) {
       std::string name = plain_name(d);
-      if (!expect.count(name) && d == Damage::Expired) continue;  // policy: judged only when named
+      if (!expect.count(name) && !is_server_damage(d)) continue;  // policy or client-made: judged only when named
       auto [wanted, at_least] = expect.count(name) ? expect[name] : std::pair<std::int64_t, bool>{0, false};
       if (at_least ? r.damage.count(d) >= wanted : r.damage.count(d) == wanted) continue;
       std::printf("EXPECTATION FAILED: %s: %s is %lld, expected %s%lld\n", r.subject.c_str(), name.c_str(),

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <set>
 
 namespace grader {
@@ -43,6 +44,7 @@ std::string_view column_name(Damage d) {
     case Damage::Misplaced: return "misplaced";
     case Damage::Conservation: return "conserv";
     case Damage::Expired: return "expired*";
+    case Damage::Rekeyed: return "rekeyed*";
   }
   return "?";
 }
@@ -58,13 +60,15 @@ std::string_view describe(Damage d) {
     case Damage::Misplaced: return "money in the wrong place: an entry no request asked for, or a balance the ledger does not explain";
     case Damage::Conservation: return "conservation: balances plus payouts minus opening balances (minor units)";
     case Damage::Expired: return "policy, not damage: a retry after the key's retention executed again";
+    case Damage::Rekeyed:
+      return "client-made, not server damage: an intent sent under several keys moved money once per key";
   }
   return "?";
 }
 
 bool DayDamage::clean() const {
   for (Damage d : kAllDamage)
-    if (d != Damage::Expired && count(d) != 0) return false;
+    if (is_server_damage(d) && count(d) != 0) return false;
   return true;
 }
 
@@ -122,11 +126,22 @@ DayDamage audit_day(const DayLog& day, const DayReplay& replay) {
       return false;
     };
 
-    // Duplicate and Expired: one movement per day at most; a second day's movement is the policy.
+    // Duplicate, Rekeyed and Expired: one movement per day at most; a second day's movement is the policy.
+    // A client that sent one intent under k different keys that day asked for k requests: up to k
+    // movements are its doing (Rekeyed, client-made: docs/learn/the-clients-side.md "A key per intent, made
+    // and stored before the first send"), the ones beyond are the server's (Duplicate).
     std::int64_t today = 0, next_day = 0;
     for (const auto* e : mine) (replay.next_day_from_ms && e->created_at >= *replay.next_day_from_ms ? next_day : today)++;
-    if (today > 1) add(Damage::Duplicate, intent.id, today - 1);
-    if (next_day > 1) add(Damage::Duplicate, intent.id, next_day - 1);
+    std::set<std::string> keys_today, keys_next_day;
+    for (const auto& s : intent.sends) (s.next_day ? keys_next_day : keys_today).insert(s.key.value_or(intent.key));
+    auto extra_movements = [&](std::int64_t moves, std::size_t keys) {
+      if (moves <= 1) return;
+      const auto asked = std::min<std::int64_t>(moves, static_cast<std::int64_t>(std::max<std::size_t>(keys, 1)));
+      if (asked > 1) add(Damage::Rekeyed, intent.id, asked - 1);
+      if (moves > asked) add(Damage::Duplicate, intent.id, moves - asked);
+    };
+    extra_movements(today, keys_today.size());
+    extra_movements(next_day, keys_next_day.size());
     if (today >= 1 && next_day >= 1) add(Damage::Expired, intent.id);
 
     // Misplaced: an entry under the intent's tag that none of its sends asked for.

@@ -28,10 +28,15 @@ enum class Damage {
   Misplaced,     // money moved that no request asked for, or a balance the ledger does not explain
   Conservation,  // balances plus payouts differ from the opening balances (counted in minor units)
   Expired,       // not damage: a retry after the key's retention ran again, as the published policy says
+  Rekeyed,       // not the server's damage: one intent sent under several keys moved money once per key
 };
-inline constexpr std::array<Damage, 8> kAllDamage = {Damage::Duplicate,    Damage::Lost,      Damage::Mismatch,
+inline constexpr std::array<Damage, 9> kAllDamage = {Damage::Duplicate,    Damage::Lost,      Damage::Mismatch,
                                                      Damage::CrossClient,  Damage::Inconsistent, Damage::Misplaced,
-                                                     Damage::Conservation, Damage::Expired};
+                                                     Damage::Conservation, Damage::Expired,   Damage::Rekeyed};
+
+// The kinds that are not the server's damage (policy, or the client's doing): --expect-clean ignores them,
+// and --expect judges them only when named.
+inline constexpr bool is_server_damage(Damage d) { return d != Damage::Expired && d != Damage::Rekeyed; }
 
 std::string_view column_name(Damage d);  // "dup", "lost", ... (the table's headings)
 std::string_view describe(Damage d);     // one sentence
@@ -43,7 +48,7 @@ struct DayDamage {
 
   std::int64_t count(Damage d) const { return counts[static_cast<std::size_t>(d)]; }
   const std::vector<std::string>& intents(Damage d) const { return intent_ids[static_cast<std::size_t>(d)]; }
-  bool clean() const;  // no damage (Expired is policy, not damage)
+  bool clean() const;  // no server damage (Expired is policy, Rekeyed the client's doing)
 };
 
 DayDamage audit_day(const DayLog& day, const DayReplay& replay);

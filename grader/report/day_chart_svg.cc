@@ -24,6 +24,8 @@ std::string heading(Damage d) {
       return "conserv: money created or destroyed (minor units)";
     case Damage::Expired:
       return "expired*: ran again after retention (policy, not damage)";
+    case Damage::Rekeyed:
+      return "rekeyed*: one intent under several keys (client-made)";
     default: {
       const std::string text(describe(d));  // "duplicate executions: money moved ..." -> its first words
       return std::string(column_name(d)) + ": " + text.substr(0, text.find(':'));

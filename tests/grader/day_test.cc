@@ -688,6 +688,31 @@ TEST_CASE("day audit: duplicate: money moved twice for one intent on one day cou
   CHECK(damage.intents(Damage::Duplicate) == std::vector<std::string>{"i1", "i2"});
 }
 
+TEST_CASE("day audit: rekeyed, not duplicate: an intent sent under several keys moved money once per key") {
+  MadeUpDay d;
+  // The client's doing: three sends under three keys, three movements (what even stage 6 does).
+  DayIntent& new_key_each = d.intent("ann", 1'000, 3);
+  new_key_each.sends[1].key = "k-second";
+  new_key_each.sends[2].key = "k-third";
+  d.moved(new_key_each), d.moved(new_key_each);
+  d.answered(new_key_each, 0, std::nullopt);
+  d.answered(new_key_each, 1, std::nullopt);
+  d.answered(new_key_each, 2, 201, d.created(d.moved(new_key_each)));
+  // Two keys, three movements: one is the client's, the one beyond the keys the server's (stage 1).
+  DayIntent& sdk = d.intent("bob", 1'000, 3);
+  sdk.sends[2].key = "k-sdk-2";
+  d.moved(sdk), d.moved(sdk);
+  d.answered(sdk, 0, std::nullopt);
+  d.answered(sdk, 1, std::nullopt);
+  d.answered(sdk, 2, 201, d.created(d.moved(sdk)));
+  DayDamage damage = d.audit();
+  CHECK(summary(damage) == "dup=1 rekeyed*=3");
+  CHECK(damage.intents(Damage::Rekeyed) == std::vector<std::string>{"i1", "i2"});
+  CHECK(damage.intents(Damage::Duplicate) == std::vector<std::string>{"i2"});
+  CHECK_FALSE(damage.clean());  // the server's duplicate
+  CHECK_FALSE(is_server_damage(Damage::Rekeyed));
+}
+
 TEST_CASE("day audit: expired, not duplicate: one movement on each day, after the key's retention") {
   MadeUpDay d;
   const DayIntent& i = d.sent_today_and_next_day();
