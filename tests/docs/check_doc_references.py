@@ -155,8 +155,10 @@ def tracked_files(root):
         out = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                              capture_output=True, text=True, check=True).stdout
         return [f for f in out.split("\0") if f and not f.startswith("tests/docs/fixtures/")]
-    except (OSError, subprocess.CalledProcessError):     # not a git checkout: every file under root
-        return [str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and ".git" not in p.parts]
+    except (OSError, subprocess.CalledProcessError):     # not a git checkout (a starter copy): every file
+        # under root but the build trees (generated; build/, build-asan/, ...)
+        return [str(p.relative_to(root)) for p in root.rglob("*")
+                if p.is_file() and ".git" not in p.parts and not p.relative_to(root).parts[0].startswith("build")]
 
 
 def grader_outputs(grader):
