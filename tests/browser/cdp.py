@@ -49,6 +49,7 @@ STABLE_FRAMES_MAX = 60        # ...or a second of frames passed (an element that
 FAVICON = "/favicon.ico"
 
 # Only these URLs are "ours": a page that asks for anything else is reported by requests_outside().
+CLICK_ATTEMPTS = 3   # a click that hit the background because the page scrolled meanwhile is tried again
 LOCAL_PREFIXES = ("file://", "http://127.0.0.1:", "http://localhost:", "data:", "about:", "blob:")
 
 CHROMIUM_FLAGS = [
@@ -460,15 +461,22 @@ class Page:
 
     def click(self, selector):
         """A left click at the element's centre (mouse moved, pressed, released). Raises if the click did
-        not reach the element (the page moved under the mouse), rather than let the test wait in vain."""
-        x, y = self.element_centre(selector)
-        self.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
-        for kind in ("mousePressed", "mouseReleased"):
-            self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
-        landed = self.evaluate("window.__cdpClickLanded")
-        if landed != "on it":
-            raise AssertionError(f"clicking {selector} at ({x:.0f}, {y:.0f}): the click landed "
-                                 f"{landed or 'nowhere (no click event)'}")
+        not reach the element, rather than let the test wait in vain. One case is tried again: the page
+        scrolled under the mouse between measuring and clicking (a reveal the page scrolls into view when a
+        state arrives, on a loaded machine), so the click hit the page's own background (html or body),
+        which does nothing; the element is measured again and clicked, at most CLICK_ATTEMPTS times."""
+        for attempt in range(1, CLICK_ATTEMPTS + 1):
+            x, y = self.element_centre(selector)
+            self.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
+            for kind in ("mousePressed", "mouseReleased"):
+                self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
+            landed = self.evaluate("window.__cdpClickLanded")
+            if landed == "on it":
+                return
+            on_background = landed is not None and landed.startswith(("on <html", "on <body"))
+            if not on_background or attempt == CLICK_ATTEMPTS:
+                raise AssertionError(f"clicking {selector} at ({x:.0f}, {y:.0f}): the click landed "
+                                     f"{landed or 'nowhere (no click event)'}")
 
     def focus(self, selector):
         found = self.evaluate(f"""(() => {{ const el = document.querySelector({_js_string(selector)});
