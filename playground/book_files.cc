@@ -36,12 +36,6 @@ std::string content_type(const std::filesystem::path& file) {
 
 }  // namespace
 
-std::filesystem::path default_book_dir() {
-  std::error_code error;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? std::filesystem::path("build/book") : self.parent_path().parent_path() / "book";
-}
-
 std::optional<BookFile> read_book_file(const std::filesystem::path& book_dir, std::string_view path) {
   std::string wanted(path);
   if (wanted.empty() || wanted.back() == '/') wanted += "index.html";

@@ -21,9 +21,6 @@ struct BookFile {
   std::string content_type;  // by the name's extension: text/html, text/css, text/plain for the rest
 };
 
-// The book's folder beside this program: <build>/playground/playground -> <build>/book.
-std::filesystem::path default_book_dir();
-
 // `path` is what follows /book/ ("" and a folder's path ending in '/' mean its index.html).
 std::optional<BookFile> read_book_file(const std::filesystem::path& book_dir, std::string_view path);
 

@@ -16,8 +16,8 @@
 
 #include "common/guarded_server.h"
 #include "common/http_server.h"
+#include "grader/base/stage_binaries.h"
 #include "playground/api.h"
-#include "playground/book_files.h"
 
 namespace {
 
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   ::mallopt(M_ARENA_MAX, kMallocArenas);
   int port = kDefaultPort;
   std::string bin_dir;
-  std::filesystem::path book_dir = playground::default_book_dir();
+  std::filesystem::path book_dir = grader::default_book_dir();
   std::vector<std::string> args(argv + 1, argv + argc);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];

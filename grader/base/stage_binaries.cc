@@ -14,12 +14,17 @@ const std::vector<StageServer>& stage_servers() {
   return subjects;
 }
 
-std::string default_bin_dir() {
+// <build>/grader/grader (or <build>/playground/playground) -> <build>/<name>.
+static std::string beside_this_program(const std::string& name) {
   std::error_code error;
   auto self = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error) return "build/stages";
-  return (self.parent_path().parent_path() / "stages").string();
+  if (error) return "build/" + name;
+  return (self.parent_path().parent_path() / name).string();
 }
+
+std::string default_bin_dir() { return beside_this_program("stages"); }
+
+std::string default_book_dir() { return beside_this_program("book"); }
 
 std::string grader_path() {
   std::error_code error;

@@ -40,6 +40,10 @@ std::optional<std::string> find_stage_binary(const std::string& name, const std:
 // The folder the grader looks in by default: <the grader's own folder>/../stages.
 std::string default_bin_dir();
 
+// Where `make book` writes the book, beside the stages: <the program's own folder>/../book. The HTML report
+// links into it, the playground serves it (docs/teach/the-playground.md "The book").
+std::string default_book_dir();
+
 // The grader's own path, for the commands it prints to repeat a run ("grader" alone is rarely on PATH).
 std::string grader_path();
 

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "grader/base/stage_binaries.h"
 #include "grader/base/xml_escape.h"
 #include "grader/demo/demo_scene.h"
 #include "grader/report/day_chart_svg.h"
@@ -363,10 +364,8 @@ std::string report_html(const HtmlReport& r) {
 
 std::string local_book_url() {
   std::error_code error;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error) return "";
-  const auto book = exe.parent_path().parent_path() / "book";
-  if (!std::filesystem::is_regular_file(book / "index.html", error)) return "";
+  const auto book = std::filesystem::absolute(default_book_dir(), error);
+  if (error || !std::filesystem::is_regular_file(book / "index.html", error)) return "";
   // A file:// URL: every byte but the unreserved ones and '/' percent-encoded (a space, '#', '%' in a path).
   std::string url = "file://";
   for (unsigned char c : book.string() + "/") {
