@@ -22,8 +22,8 @@ import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from transfer_http import (LabFaults, NoAnswer, add_intent_arguments, encoded, send_log,   # noqa: E402
-                           intents_from_arguments, retry_after_seconds, send_transfer)
+from transfer_http import (NoAnswer, add_intent_arguments, encoded, parse_command_line,   # noqa: E402
+                           retry_after_seconds, send_transfer)
 
 # ---- Tuning: a generated SDK's defaults (OpenAI's Stainless-generated Python SDK: 2, 0.5 s, 8 s) ------------
 SDK_MAX_RETRIES = 2      # retries per call, after the first send
@@ -69,17 +69,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_intent_arguments(parser)
-    parser.add_argument("--verbose", action="store_true", help="one line per send on stderr")
-    args = parser.parse_args()
-    if not args.token:
-        parser.error("--token is required")
-    try:
-        faults = LabFaults.parse(args.lab_fault)
-    except ValueError as error:
-        parser.error(str(error))
-    intents = intents_from_arguments(parser, args)
-
-    log = send_log(args.verbose)
+    args, faults, intents, log = parse_command_line(parser)
 
     counts, total_sends = {}, 0
     for intent in intents:

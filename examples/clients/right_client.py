@@ -30,8 +30,8 @@ import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from transfer_http import (LabFaults, NoAnswer, add_intent_arguments, encoded, send_log,   # noqa: E402
-                           intents_from_arguments, read_policy, retry_after_seconds, send_transfer)
+from transfer_http import (NoAnswer, add_intent_arguments, encoded, parse_command_line,   # noqa: E402
+                           read_policy, retry_after_seconds, send_transfer)
 
 # ---- Tuning (each with its unit and its reason) -----------------------------------------------------------
 BACKOFF_BASE_S = 0.25    # the first retry's ceiling; doubled per retry (the-clients-side.md, backoff)
@@ -152,17 +152,7 @@ def main():
     parser.add_argument("--resume", action="store_true", help="also carry on every unfinished intent of the journal")
     parser.add_argument("--give-up-after", type=float, default=60.0, metavar="S",
                         help="seconds of retrying one intent in this run before it is reported unknown (%(default)s)")
-    parser.add_argument("--verbose", action="store_true", help="one line per send on stderr")
-    args = parser.parse_args()
-    if not args.token:
-        parser.error("--token is required")
-    try:
-        faults = LabFaults.parse(args.lab_fault)
-    except ValueError as error:
-        parser.error(str(error))
-    intents = intents_from_arguments(parser, args)
-
-    log = send_log(args.verbose)
+    args, faults, intents, log = parse_command_line(parser)
 
     # How long does the server keep a key? Without that a retry horizon is a guess.
     try:

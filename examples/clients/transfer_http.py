@@ -1,6 +1,6 @@
 """transfer_http.py: what the two reference clients share, so that they differ only in the lesson. docs/learn/the-clients-side.md "The client's side".
 
-    from transfer_http import add_intent_arguments, intents_from_arguments, send_transfer, NoAnswer
+    from transfer_http import add_intent_arguments, parse_command_line, send_transfer, NoAnswer
 
   - Intent: one transfer the application means, with its name (an order number, an invoice: the thing the
     application knows it wants once) and the exact body it sends for it.
@@ -8,6 +8,8 @@
     response came (refused, reset, timed out: the money may or may not have moved).
   - read_policy(): GET /idempotency-policy, the retention the server publishes (stage 6).
   - retry_after_seconds(): the Retry-After of a 409 or 503, in seconds.
+  - add_intent_arguments() and parse_command_line(): the options both clients take (the server, the token,
+    the intents, --timeout, --verbose, the test hook), read and checked once.
   - send_log(): the --verbose line per send, with the time it was answered.
   - LabFaults: a TEST HOOK. `--lab-fault "pay-3#1 Lab-Delay-Ms: 3000"` attaches a lab control header
     (docs/reference/lab-controls.md "Lab controls") to the first send of intent pay-3, so that the tests
@@ -139,14 +141,32 @@ def add_intent_arguments(parser):
                              'send (the client bug a 422 catches). Repeatable.')
 
 
+def parse_command_line(parser):
+    """The command line both clients share, once each has added its own options to `parser`: returns
+    (args, faults, intents, log). A bad one exits through the parser (status 2) with what is wrong."""
+    parser.add_argument("--verbose", action="store_true", help="one line per send on stderr")
+    args = parser.parse_args()
+    if not args.token:
+        parser.error("--token is required")
+    try:
+        faults = LabFaults.parse(args.lab_fault)
+    except ValueError as error:
+        parser.error(str(error))
+    return args, faults, intents_from_arguments(parser, args), send_log(args.verbose)
+
+
 def intents_from_arguments(parser, args):
     """The intents the command line names, in order; exits through the parser on a bad combination."""
     if args.intents_file:
-        with open(args.intents_file, encoding="utf-8") as file:
-            items = json.load(file)
-        return [Intent(item["intent"], transfer_body(item["intent"], item["from_account"], item["to_account"],
-                                                     item["amount"], item.get("currency", "USD")))
-                for item in items]
+        try:
+            with open(args.intents_file, encoding="utf-8") as file:
+                items = json.load(file)
+            return [Intent(item["intent"], transfer_body(item["intent"], item["from_account"], item["to_account"],
+                                                         item["amount"], item.get("currency", "USD")))
+                    for item in items]
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            parser.error(f"--intents-file {args.intents_file}: {error!r} (expected a JSON list of "
+                         '{"intent", "from_account", "to_account", "amount"[, "currency"]})')
     if args.intents and (args.from_account is None or args.to_account is None):
         parser.error("--intents needs --from and --to")
     return [Intent(f"{args.name}-{n}", transfer_body(f"{args.name}-{n}", args.from_account, args.to_account,
