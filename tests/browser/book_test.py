@@ -48,7 +48,7 @@ def status_of(url):
         return e.code
 
 
-def crawl(browser, playground, scenarios):
+def crawl(browser, playground):
     """Every page reachable from /book/: {page url: {"ids": [...], "links": [...]}}, and the problems seen."""
     origin = playground.url.rstrip("/")
     pages, problems, queue = {}, [], [origin + "/book/"]
@@ -175,6 +175,22 @@ def tours_link_their_chapter(browser, playground, pages):
     page.close()
 
 
+def every_page_loads(browser, playground, found):
+    found["pages"], problems = crawl(browser, playground)
+    expect(not problems, "\n".join(problems[:20]))
+
+
+def every_page_is_reached(pages, on_disk):
+    crawled = {urllib.parse.urlsplit(u).path[len("/book/"):] or "index.html" for u in pages}
+    expect(set(on_disk) <= crawled, f"not reached: {sorted(set(on_disk) - crawled)}")
+
+
+def every_link_resolves(pages, playground, scenarios):
+    problems, counted = links_resolve(pages, playground, scenarios)
+    print(f"     links: {counted}")
+    expect(not problems, "\n".join(problems[:20]))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--playground", required=True)
@@ -193,21 +209,13 @@ def main():
     checks = Checklist()
     with Playground(args.playground, book_dir=args.book_dir) as playground, cdp.Browser() as browser:
         scenarios = {s["name"] for s in playground.get_json("/api/scenarios")}
-        found = {}
+        found = {"pages": {}}
         checks.run("every page reachable from /book/ loads without an error, and nothing comes from the network",
-                   lambda: found.update(dict(zip(("pages", "problems"), crawl(browser, playground, scenarios))))
-                   or expect(not found["problems"], "\n".join(found["problems"][:20])))
-        pages = found.get("pages", {})
-        crawled = sorted(urllib.parse.urlsplit(u).path[len("/book/"):] or "index.html" for u in pages)
-        crawled = sorted("index.html" if p == "" else p for p in crawled)
-        checks.run(f"the crawl reaches every page of the book ({len(on_disk)})", lambda: expect(
-            set(on_disk) <= set(crawled), f"not reached: {sorted(set(on_disk) - set(crawled))}"))
-        result = {}
+                   every_page_loads, browser, playground, found)
+        pages = found["pages"]
+        checks.run(f"the crawl reaches every page of the book ({len(on_disk)})", every_page_is_reached, pages, on_disk)
         checks.run("every link resolves: pages, their anchors, the playground's tours, the copied files",
-                   lambda: result.update(zip(("problems", "counted"), links_resolve(pages, playground, scenarios)))
-                   or expect(not result["problems"], "\n".join(result["problems"][:20])))
-        if "counted" in result:
-            print(f"     links: {result['counted']}")
+                   every_link_resolves, pages, playground, scenarios)
         checks.run("each tour links to its chapter, and the playground's page shows the link",
                    tours_link_their_chapter, browser, playground, pages)
         checks.run("a path out of the book's folder is a 404 problem, never a file", refuses_paths_out_of_the_book,
