@@ -111,6 +111,10 @@ def history_check(exported, grader, bin_dir):
     ours = normalised(exported, "lost-response/flawed")
     expect(ours == theirs and len(ours) > 0,
            f"the exported history is grader demo's, event for event ({len(ours)} vs {len(theirs)} events)")
+    for n, (mine, demo) in enumerate(zip(ours, theirs)):
+        if mine != demo:
+            print(f"      first difference, event {n + 1}:\n        playground: {mine}\n        grader demo: {demo}")
+            break
 
 
 # What each story's flaw looks like on the attempts (playground/violations.cc), and that its fixing stage
