@@ -5,6 +5,7 @@ servers. Each learner is a folder with a lab-server.cmd (the folder convention o
 
     scripts/make_class.py small BIN_DIR SUBMISSIONS   the test's class: 8 learners (tests/grader/check_class.py)
     scripts/make_class.py demo  BIN_DIR SUBMISSIONS   `make class-demo`'s class: 30 learners
+    (two(bin_dir): 2 of the small class, for the quick test of check_class.py with relative paths)
 
     import make_class; make_class.write(make_class.small(bin_dir), submissions)   # the same from Python
 
@@ -57,6 +58,11 @@ def small(bin_dir):
         ("carol-stage4", *served_by(binary(bin_dir, "stage4_two_phase"))),
         ("dave-raw-fingerprint", f"{binary(bin_dir, 'wrong_raw_fingerprint')} {LAB_FLAGS}", {}),
     ] + broken(bin_dir)
+
+
+def two(bin_dir):
+    """The quickest class with both kinds of row that are not a pass: a learner who fails a check, one who errors."""
+    return [learner for learner in small(bin_dir) if learner[0] in ("bob-stage2", "erin-exits-at-once")]
 
 
 def demo(bin_dir, size=30):

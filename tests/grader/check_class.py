@@ -10,6 +10,8 @@
       in their folder; a learner without a command is an error row that says so; the HTML summary passes
       validate_report_html.py --class; a second run grades nobody again (every learner skipped, done.json and
       results.json untouched) and --fresh grades everyone again.
+  check_class.py class2 GRADER BIN_DIR WORK  the same with a class of two (stage 2, a server that exits at once),
+      run by make test with paths relative to the project's folder, as the Makefile passes them.
   check_class.py timeout GRADER WORK         a learner whose grading outlives --learner-seconds is stopped, with
       its servers, and is a row "timed out after 2 s"; the run does not wait for it.
   check_class.py roster GRADER WORK          a roster's bad lines are usage errors that name the line; a good
@@ -49,11 +51,21 @@ def summary_rows(out):
         return {row["learner"]: row for row in csv.DictReader(f)}
 
 
+class GradingDidNotStart(Exception):
+    """Grading a learner alone could not begin at all (no grader to run, a usage error): the check has nothing
+    to compare, and says so instead of reporting a verdict mismatch."""
+
+
 def alone(grader, folder, command, json_path):
     """One learner graded alone, as a learner would: its verdict and first failing check, read from its
     exit status and results.json (a test with max_score 0 was skipped; an empty list: it did not start)."""
-    done = run([grader, "--stage", str(STAGE), "--server", command, "--seed", str(SEED), "--json", json_path],
-               cwd=folder, timeout=600)
+    try:
+        done = run([grader, "--stage", str(STAGE), "--server", command, "--seed", str(SEED), "--json", json_path],
+                   cwd=folder, timeout=600)
+    except OSError as e:  # the grader itself did not start: there is no verdict to compare
+        raise GradingDidNotStart(f"the grader {grader} could not be run in {folder}: {e}") from e
+    if done.returncode == 2:  # a usage error: the grader refused its own command line, it graded nothing
+        raise GradingDidNotStart(f"the grader refused its command line in {folder} (exit 2): {done.stderr.strip()}")
     try:
         with open(json_path, encoding="utf-8") as f:
             tests = json.load(f)["tests"]
@@ -71,7 +83,7 @@ def mtimes(out, names):
             for n in names for f in ("done.json", "results.json") if os.path.exists(os.path.join(out, n, f))}
 
 
-def check_class(grader, bin_dir, work, learners):
+def check_class(grader, bin_dir, work, learners, kinds):
     shutil.rmtree(work, ignore_errors=True)
     submissions, out = os.path.join(work, "submissions"), os.path.join(work, "out")
     make_class.write(learners, submissions)
@@ -96,7 +108,11 @@ def check_class(grader, bin_dir, work, learners):
         verdicts = {name: pool.submit(alone, grader, os.path.join(submissions, name), command,
                                       os.path.join(alone_dir, name + ".json"))
                     for name, command, _ in learners if command is not None}
-    results = {name: future.result() for name, future in verdicts.items()}
+    try:
+        results = {name: future.result() for name, future in verdicts.items()}
+    except GradingDidNotStart as e:
+        problem(f"grading a learner alone did not start, so no row was compared: {e}")
+        return
     print(f"(each alone: {time.monotonic() - started:.1f}s)", flush=True)
     for name, expected in results.items():
         row = rows.get(name, {})
@@ -107,9 +123,9 @@ def check_class(grader, bin_dir, work, learners):
     for name, command, _ in learners:
         if command is None and "no lab-server.cmd" not in rows.get(name, {}).get("reason", ""):
             problem(f"{name} has no lab-server.cmd, its row should say so: {rows.get(name)}")
-    # The made-up class has each kind of row: one that passes, one that fails a check, one that errors.
-    if {row["verdict"] for row in rows.values()} != {"pass", "fail", "error"}:
-        problem(f"the verdicts are {sorted({row['verdict'] for row in rows.values()})}, not pass, fail and error")
+    # The made-up class has each kind of row it was made with (the class of 8 and of 30: pass, fail, error).
+    if {row["verdict"] for row in rows.values()} != kinds:
+        problem(f"the verdicts are {sorted({row['verdict'] for row in rows.values()})}, not {sorted(kinds)}")
 
     page = run([sys.executable, os.path.join(HERE, "validate_report_html.py"), os.path.join(out, "summary.html"),
                 "--class"])
@@ -195,11 +211,17 @@ def check_roster(grader, work):
 
 
 def main(argv):
-    if len(argv) == 5 and argv[1] in ("class", "class30"):
-        grader, bin_dir, work = os.path.abspath(argv[2]), argv[3], argv[4]
-        check_class(grader, bin_dir, work, make_class.small(bin_dir) if argv[1] == "class" else make_class.demo(bin_dir))
+    # Every path is made absolute here, once: grading a learner alone runs in the learner's folder (cwd=), where
+    # a path relative to the caller's folder (the Makefile passes build/grader/grader) names nothing.
+    paths = [os.path.abspath(a) for a in argv[2:]]
+    if len(argv) == 5 and argv[1] in ("class", "class30", "class2"):
+        grader, bin_dir, work = paths
+        make, kinds = {"class": (make_class.small, {"pass", "fail", "error"}),
+                       "class30": (make_class.demo, {"pass", "fail", "error"}),
+                       "class2": (make_class.two, {"fail", "error"})}[argv[1]]
+        check_class(grader, bin_dir, work, make(bin_dir), kinds)
     elif len(argv) == 4 and argv[1] in ("timeout", "roster"):
-        (check_timeout if argv[1] == "timeout" else check_roster)(*argv[2:])
+        (check_timeout if argv[1] == "timeout" else check_roster)(*paths)
     else:
         sys.exit(__doc__)
     for p in problems:
