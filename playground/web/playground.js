@@ -131,6 +131,12 @@ function render(state) {
   const session = state.session || {};
   if (session.waiting !== 'prediction') page.predictionSent = false;
 
+  // The tour shown changed (this page's link started it, or another page did): the menu follows it, and
+  // with it everything that hangs on the scenario. A render of the same tour leaves the learner's menu alone.
+  const before = previous && previous.session;
+  if (session.mode === 'tour' && (!before || before.scenario !== session.scenario || before.role !== session.role)) {
+    chooseScenario(session.scenario, session.role);
+  }
   renderSession(session);
   renderNarration(state.narration || []);
   renderDropped(state.history_dropped || 0);
@@ -346,6 +352,15 @@ function fillSelects() {
   updateRoleChoices();
 }
 
+// Every path that changes the scenario shown comes through here (or through the menu's change event,
+// which calls updateRoleChoices itself): setting $('scenario').value alone fires no event, and would leave
+// the told-on choices and the Read: link describing the scenario chosen before (issue #56).
+function chooseScenario(name, role) {
+  $('scenario').value = name;
+  if (role) $('role').value = role;
+  updateRoleChoices();
+}
+
 // A scenario told on the last stage has no fixing stage: its second telling cannot be chosen.
 function updateRoleChoices() {
   const scenario = page.scenarios.find((s) => s.name === $('scenario').value);
@@ -369,8 +384,7 @@ async function startFromUrl() {
   const params = new URLSearchParams(window.location.search);
   if (params.has('seed')) $('seed').value = params.get('seed');
   if (params.has('scenario')) {
-    $('scenario').value = params.get('scenario');
-    if (params.has('role')) $('role').value = params.get('role');
+    chooseScenario(params.get('scenario'), params.get('role'));
     forgetSession();
     await run(() => api('POST', '/api/tour', {
       scenario: params.get('scenario'), role: params.get('role') || 'flawed', seed: seed(),
