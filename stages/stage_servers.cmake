@@ -5,7 +5,7 @@
 #   LAB_BUILT_STAGE_SERVERS         the binaries this copy builds: all of them, or in a learner's starter copy
 #                                   (LAB_REFERENCE OFF: its only stage folder is 1_naive) stage 1 alone
 #   lab_stage_server_row(BINARY PREFIX)   sets PREFIX_<field> for each field of BINARY's row: the value as
-#                                   text, "" for null, the summary's lines joined by newlines
+#                                   text, "" for null, the summary's lines joined by newlines, `does` as a list
 #
 # grader/base/stage_server_rows.cmake includes it as a script (cmake -P), where only the first and the last
 # mean something.
@@ -36,6 +36,17 @@ function(lab_stage_server_row binary prefix)
     string(APPEND summary "${text}")
   endforeach()
   set(${prefix}_summary "${summary}" PARENT_SCOPE)
+  # What it truly does: its traits, as a CMake list (a trait is a word with dashes, never a semicolon).
+  string(JSON count LENGTH "${LAB_STAGE_SERVERS_JSON}" servers ${index} does)
+  set(does "")
+  if(count GREATER 0)
+    math(EXPR last "${count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON trait GET "${LAB_STAGE_SERVERS_JSON}" servers ${index} does ${i})
+      list(APPEND does ${trait})
+    endforeach()
+  endif()
+  set(${prefix}_does "${does}" PARENT_SCOPE)
 endfunction()
 
 function(lab_read_stage_servers)

@@ -25,6 +25,8 @@ struct StageServer {
   std::string chapter;                   // the chapter that teaches it ("docs/learn/stage-3-fingerprint.md")
   int stage = 0;                         // the stage it is (or the stage it got wrong)
   std::optional<std::string> must_fail;  // wrong turns: the check named for the mistake
+  std::vector<std::string> does;         // what it truly does: its traits ("durable-keys", "lease"; the table's
+                                         // "traits" say what each means), which the truth table holds findings to
 };
 
 // Every stage server and wrong turn, stages first.

@@ -26,7 +26,11 @@ foreach(binary ${LAB_STAGE_SERVERS})
   else()
     cxx_string(must_fail "${row_must_fail}")
   endif()
-  string(APPEND rows "{${fields}.stage = ${row_stage}, .must_fail = ${must_fail}},\n")
+  set(does "")
+  foreach(trait ${row_does})
+    string(APPEND does "\"${trait}\", ")
+  endforeach()
+  string(APPEND rows "{${fields}.stage = ${row_stage}, .must_fail = ${must_fail}, .does = {${does}}},\n")
 endforeach()
 
 file(WRITE ${OUT} "\

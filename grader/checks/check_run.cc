@@ -389,12 +389,21 @@ void CheckRun::report_stuck_key(const std::string& who, const Attempt& a, const 
                        : ", though no request with that key was running any more: the key is stuck in progress";
   Finding finding = finding_with_evidence(Anomaly::StuckKey, std::move(what), &a, &x, want);
   if (finding.anomaly == Anomaly::StuckKey) finding.hint = no_expiry ? kNoExpiryHint : kStuckKeyHint;
+  if (finding.anomaly == Anomaly::StuckKey && no_expiry) finding.cause = Cause::NoLeaseOnLabClock;
   stuck_finding_ = findings_.size();
   add_finding(std::move(finding));
 }
 
-// The same bytes as the first send refused as another request: whatever the check was about, the cause is
-// the fingerprint, which is not a function of the body alone. Said once per check.
+// Another intent of this check was sent with the same key (bob with alice's key, a payout with a transfer's,
+// a key's next life): then this body was not the key's first, and a 422 may be that first body speaking.
+bool CheckRun::key_shared(const Intent& intent) const {
+  for (const Intent& other : world_.intents())
+    if (&other != &intent && other.key == intent.key) return true;
+  return false;
+}
+
+// The same bytes as the first send of the key refused as another request: whatever the check was about, the
+// cause is the fingerprint, which is not a function of the body alone. Said once per check.
 void CheckRun::report_identical_refused(const std::string& who, const Attempt& a, const Exchange& x,
                                         const std::string& want) {
   if (identical_refused_said_) return;
@@ -405,6 +414,7 @@ void CheckRun::report_identical_refused(const std::string& who, const Attempt& a
             "server's fingerprint of one body differs from one send to the next",
       &a, &x, want);
   finding.hint = kIdenticalRefusedHint;
+  finding.cause = Cause::FingerprintUnstable;
   add_finding(std::move(finding));
 }
 
@@ -426,7 +436,7 @@ bool CheckRun::expect_status(const Exchange& x, const Attempt& a, std::initializ
       report_stuck_key(who, a, x, want);
       return false;
     }
-    if (x.response->status == 422 && a.intent && a.body == a.intent->body &&
+    if (x.response->status == 422 && a.intent && a.body == a.intent->body && !key_shared(*a.intent) &&
         a.content_type == a.intent->attempt().content_type &&
         problem_type_of(*x.response) == "idempotency-key-reused") {
       report_identical_refused(who, a, x, want);

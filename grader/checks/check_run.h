@@ -159,6 +159,7 @@ class CheckRun {
   // The history op each recorded exchange completed, by the exchange's done_ns: a finding with an exchange
   // as evidence names its op, so the report's timeline marks that attempt (grader/report/timeline_svg.h).
   void remember_op(const Exchange& x, std::int64_t op);
+  bool key_shared(const Intent& intent) const;  // another intent of the check was sent with its key
   std::mutex ops_mutex_;
   std::map<std::int64_t, std::int64_t> op_of_exchange_;  // guarded by ops_mutex_ (bursts record from threads)
 

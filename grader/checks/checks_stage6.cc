@@ -131,10 +131,24 @@ void key_ttl(CheckRun& run) {
   const Attempt again = pay.attempt();
   Exchange first = run.settle(again);
   run.expect_status(first, again, {201});
+  // A control before the clock moves: a key not recognised even now says nothing about its TTL.
+  Exchange control = run.settle(again);
+  if (run.moves(pay) > 1)
+    return run.add_finding({.anomaly = Anomaly::DoubleApply,
+                            .what = "a repeat right after the first request, with the same key and body and before "
+                                    "the lab clock moved, moved money again: the key was not recognised at all, so "
+                                    "its TTL cannot be judged",
+                            .sent = show_request(again),
+                            .received = show_exchange(control),
+                            .expected = "the first response replayed:\n" + show_exchange(first),
+                            .hint = "a repeat of a completed key is answered from the key table, never executed again",
+                            .intent = pay.id});
 
   run.advance_clock_ms(ttl_ms - kTtlMarginMs, "just before the key's TTL");
   Exchange before = run.settle(again);
-  if (is_success(first) && is_success(before) && entry_id(before) != entry_id(first))
+  // The ledger says whether it executed again; an answer in other words than the first (no entry id) is a
+  // replay that differs, judged below, not money moved twice.
+  if (run.moves(pay) > 1)
     // What follows would judge the key's second life: this one is the finding.
     return run.add_finding(
         {.anomaly = Anomaly::DoubleApply,
@@ -159,9 +173,10 @@ void key_ttl(CheckRun& run) {
     run.fail(Anomaly::ExpiredKeyHonoured,
              lease_ends_on_lab_clock(run, {alice, from, to})
                  ? "after its TTL the same request was not a new transfer"
-                 : "after its TTL on the lab clock the same request was not a new transfer, and a lease did not "
-                   "end on the lab clock either: the server keeps time on its own clock, which POST /admin/clock "
-                   "does not move (read now from the lab clock for the TTL and the lease)",
+                 : "after its TTL on the lab clock the same request was not a new transfer, and a key's lease did "
+                   "not end on the lab clock either (a retry past it still heard 409): either its keys have no "
+                   "lease and no TTL at all, or the server keeps time on a clock of its own, which POST "
+                   "/admin/clock does not move (the lab clock is what the TTL and the lease are read from)",
              &again, &after,
              "201: a new transfer (the key expired " + std::to_string(run.target().facts().key_ttl_seconds) +
                  " s after its first use)");

@@ -14,6 +14,7 @@
 #include "grader/checks/runner.h"
 #include "grader/cli/grade.h"
 #include "grader/cli/repeat_line.h"
+#include "grader/record/truth.h"
 #include "grader/report/report.h"
 
 namespace grader {
@@ -37,10 +38,23 @@ const char* cell(const GradedServer& s, const std::string& check) {
   return o->verdict == Verdict::Pass ? "ok" : o->verdict == Verdict::Fail ? "FAIL" : "skip";
 }
 
+// The truth table (grader/record/truth.h): every finding made about a server whose truth is known must fit
+// it, whatever the check's verdict is for. Each untrue finding is one line in `problems`.
+void judge_truth(const StageServer& s, const GradedServer& graded, std::vector<std::string>& problems,
+                 const std::string& repeat) {
+  for (const auto& o : graded.outcomes)
+    for (const auto& f : o.findings)
+      for (const auto& lie : untrue(s, f, o.check->stage))
+        problems.push_back(s.binary + ": a finding of " + o.check->name + " is not true of it: " + lie + "\n  " +
+                           std::string(name(f.anomaly)) + ": " + f.what + "\n  repeat: " + repeat + " --check " +
+                           o.check->name);
+}
+
 // The staircase rules for one subject; each broken rule is one line in `problems`.
 void judge(const StageServer& s, const GradedServer& graded, const std::vector<Check>& checks,
            std::vector<std::string>& problems, const std::string& repeat) {
   if (!graded.error.empty()) return problems.push_back(s.binary + ": did not start: " + graded.error);
+  judge_truth(s, graded, problems, repeat);
   if (s.must_fail) {
     const CheckOutcome* o = find(graded, *s.must_fail);
     if (!o || o->verdict != Verdict::Fail)

@@ -3,7 +3,8 @@
 // Every reference stage and every wrong-turn variant present in bin-dir is graded with every check. The
 // result must be a staircase:
 //   - stage k passes every check of stages 0..k, and fails at least one check of each later stage;
-//   - each wrong turn fails the check named for it (its one mistake is caught where it is taught).
+//   - each wrong turn fails the check named for it (its one mistake is caught where it is taught);
+//   - every finding is true of the server it was made about (the truth table, grader/record/truth.h).
 // Missing binaries are reported "not built" and the staircase is judged on those present. With --html FILE
 // the matrix is also written as a page, each failure with its timeline (grader/report/report_html.h).
 #pragma once

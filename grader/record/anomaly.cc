@@ -28,7 +28,9 @@ constexpr std::array kAnomalies = {
     AnomalyInfo{FingerprintIgnored, "fingerprint-ignored",
                 "the key was reused with another body and the server answered as if it were the first request", 3},
     AnomalyInfo{FingerprintTooStrict, "fingerprint-too-strict",
-                "the same JSON written differently was refused: compare the RFC 8785 canonical form, not bytes", 3},
+                "the same request was refused as another (perhaps the same JSON written differently): its retries can "
+                "never be answered; compare the RFC 8785 canonical form of the body alone",
+                3},
     AnomalyInfo{BurnedKey, "burned-key", "a 400 made the key unusable: validation must happen before the key is stored",
                 2},
     AnomalyInfo{KeyConflated, "key-conflated",
@@ -36,11 +38,15 @@ constexpr std::array kAnomalies = {
                 "for another and never ran; compare keys exactly",
                 2},
     AnomalyInfo{StuckKey, "stuck-key",
-                "a request that has finished still answers 409 in progress: its key can never be used", 4},
+                "a key kept answering 409 in progress after its request had finished or its lease had run out: "
+                "retrying cannot get an answer",
+                4},
     AnomalyInfo{ScopeLeak, "scope-leak", "another client's or endpoint's key decided this request: keys must be scoped",
                 6},
     AnomalyInfo{ExpiredKeyHonoured, "expired-key-honoured",
-                "a key past its retention TTL was still honoured: storage grows forever", 6},
+                "a key past the retention TTL it was given (on the lab clock) was still honoured: a client that waited "
+                "the TTL out does not get a new request",
+                6},
     AnomalyInfo{PolicyMismatch, "policy-mismatch", "GET /idempotency-policy does not describe what the server does", 6},
     AnomalyInfo{WrongStatus, "wrong-status", "the answer's status or problem type is not the contract's", 0},
     AnomalyInfo{BalanceDrift, "balance-drift", "balances disagree with the ledger, or money was created or destroyed",

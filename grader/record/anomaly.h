@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "grader/record/cause.h"
+
 namespace grader {
 
 enum class Anomaly {
@@ -68,6 +70,9 @@ struct Finding {
   // every attempt is then marked. Both empty: the finding is about no request (a balance, an operation).
   std::string intent = "";
   std::vector<std::int64_t> ops = {};
+  // The cause its words claim, once the grader has ruled the others out by trying (cause.h); None: it claims
+  // none. The truth table (truth.h) holds it to what the server truly does.
+  Cause cause = Cause::None;
 };
 
 // The stage whose lesson fixes this finding, 0 for the contract. The same anomaly has different cures: a
