@@ -55,7 +55,7 @@ std::string connection_turned_away(const Exchange& x) {
 // Where to look when a key answers "in progress" with nothing running, and when it does so past its lease.
 constexpr const char* kStuckKeyHint =
     "complete the key in the transaction that moves the money (and release it when the request fails), and let "
-    "the lookup after the failed INSERT return that row (is find() written?), so a repeat after the end is "
+    "the lookup after the failed INSERT return that row (is that lookup written at all?), so a repeat after the end is "
     "replayed; 409 only while the first request still runs";
 constexpr const char* kNoExpiryHint =
     "an in_progress key needs a lease on the lab clock (POST /admin/clock moves it): once its locked_until has "
@@ -367,6 +367,29 @@ void CheckRun::report_unretried_409(const Attempt& a, const Exchange& x) {
 }
 
 void CheckRun::report_stuck_key(const std::string& who, const Attempt& a, const Exchange& x, const std::string& want) {
+  // A changed body answered 409: the key may be stuck, or 409 may be how this server answers another body.
+  // An identical retry tells them apart, tried once per check.
+  if (a.intent && a.body != a.intent->body) {
+    if (!changed_body_409_stuck_) {
+      const Attempt same = a.intent->attempt();
+      Exchange answered = send(same);
+      changed_body_409_stuck_ = is_in_progress(answered);
+      if (!*changed_body_409_stuck_)
+        return add_finding(
+            {.anomaly = Anomaly::WrongStatus,
+             .what = who + "a changed body with this key was answered 409 request-in-progress, and an identical "
+                           "retry right after was answered " + (answered.response ? std::to_string(answered.response->status)
+                                                                                    : "nothing") +
+                     ": the key is not stuck in progress; 409 is what the server answers to another body",
+             .sent = show_request(a),
+             .received = show_exchange(x),
+             .expected = want,
+             .hint = "a key reused with another body is refused 422 idempotency-key-reused; 409 request-in-progress "
+                     "means only that the first request is still running",
+             .intent = a.intent->id});
+    }
+    if (!*changed_body_409_stuck_) return;
+  }
   ++stuck_count_;
   if (stuck_finding_) {  // the cause is said once; the count says how often it showed
     Finding& said = findings_[*stuck_finding_];

@@ -175,6 +175,9 @@ class CheckRun {
   std::optional<std::size_t> stuck_finding_;  // the stuck-key finding, said once; more add to its count
   int stuck_count_ = 0;
   bool identical_refused_said_ = false;
+  // A changed body answered 409: whether an identical retry showed the key in progress too (true: stuck), or
+  // answered it (false: 409 is this server's answer to another body, said once). Unset until tried.
+  std::optional<bool> changed_body_409_stuck_;
   std::function<void(const std::string&)> tell_waiting_;
   std::size_t largest_burst_ = 0;          // the most requests send_simultaneously sent at once
   Balances before_, after_;

@@ -119,6 +119,15 @@ void crash_after_money(CheckRun& run) {
                                      : "",
                      .intent = kept.id,
                      .cause = kept_ok ? Cause::KeysNotDurable : Cause::None});
+  else if (!is_success(kept_after))  // not answered as the repeat of a completed transfer
+    run.expect_status(kept_after, repeat, {200, 201}, "", anomaly_of_wrong_answer(kept_after, Anomaly::WrongStatus));
+  else if (entry_id(kept_after) && entry_id(before) && entry_id(kept_after) != entry_id(before))
+    // The money did not move again, so this is no double apply: the answer names another request's transfer.
+    run.fail(Anomaly::ReplayMismatch,
+             "after the restart, the repeat of a transfer completed before the crash names transfer " +
+                 std::to_string(*entry_id(kept_after)) + ", the first request created " +
+                 std::to_string(*entry_id(before)) + " (the money did not move again)",
+             &repeat, &kept_after, "the first request's transfer:\n" + show_exchange(before));
   Exchange done = run.settle(pay.attempt(), Settle{.lease_takeover = true});
   run.expect_status(done, pay.attempt(), {200, 201}, "", anomaly_of_wrong_answer(done, Anomaly::WrongStatus));
 }

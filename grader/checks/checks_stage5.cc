@@ -27,8 +27,10 @@ void expect_replay(CheckRun& run, const Attempt& repeat, const Exchange& first, 
     why = "other body bytes";
   else if (again.response->media_type() != first.response->media_type())
     why = "another Content-Type";
-  else if (again.response->header("Idempotent-Replayed").value_or("") != "true")
+  else if (auto marked = again.response->header("Idempotent-Replayed"); !marked)
     why = "no \"Idempotent-Replayed: true\"";
+  else if (*marked != "true")  // said as seen: a header that is there, with a value that is not the contract's
+    why = "its Idempotent-Replayed header is \"" + *marked + "\", and the contract's value is exactly \"true\"";
   if (!why.empty())
     run.fail(Anomaly::ReplayMismatch, "the repeat differs from the first response: " + why, &repeat, &again,
              "the first response, byte for byte:\n" + show_exchange(first) + "\n  with Idempotent-Replayed: true");

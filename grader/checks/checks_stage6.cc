@@ -159,7 +159,7 @@ void key_ttl(CheckRun& run) {
          .received = show_exchange(before),
          .expected = "the first response replayed:\n" + show_exchange(first),
          .hint = "a finished key expires --key-ttl after its first use, never with its lease: look at which of "
-                 "the two claim() stores as expires_at, and at the parentheses of the expiry condition",
+                 "the two the claim stores as the key's expiry, and at the parentheses of the expiry condition",
          .intent = pay.id});
   if (!is_success(before) || entry_id(before) != entry_id(first) || run.moves(pay) != 1)
     run.fail(Anomaly::ReplayMismatch, "before its TTL the key did not replay the first transfer", &again, &before,
@@ -559,7 +559,7 @@ std::vector<Check> stage6_checks() {
        .stage = 6,
        .title = "an idle server rests: it keeps no core busy while no request comes",
        .teaches = chapter,
-       .hint = "let the sweeper sleep between sweeps (a wait with the stop token), and loop only while a batch was full",
+       .hint = "let the sweeper sleep between sweeps (a timed wait that shutting down can cut short), and loop only while a batch was full",
        .needs = Needs::Nothing,
        .run = idle_server_rests},
       {.name = "stage6.policy-follows-flags",

@@ -76,9 +76,11 @@ struct Finding {
 };
 
 // The stage whose lesson fixes this finding, 0 for the contract. The same anomaly has different cures: a
-// double apply after a crash needs stage 4, not stage 2. The check's stage is where its lesson is, so the
-// later of the two fixes it; unless the finding has a hint of its own, which says it is not about the
-// check's lesson (a contract field, a transport fault): then the anomaly's own stage.
+// double apply after a crash needs stage 4, not stage 2, and a lost write in a stage 2 check is stage 2's
+// lesson (the key and the money in one transaction), not stage 4's. The check's stage is where its lesson is,
+// so it fixes the check's findings; unless the finding has a hint of its own, which says it is not about the
+// check's lesson (a contract field, a transport fault, a key not kept at all): then the anomaly's own stage.
+// A contract check (stage 0) is fixed where its anomaly is taught.
 int fixing_stage(const Finding& finding, int check_stage);
 
 // Every anomaly, for the chapter and --help.

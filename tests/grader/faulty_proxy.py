@@ -30,6 +30,13 @@ Faults (--fault, one or none):
                       bounded however large the answers it keeps
   header-flood        adds 140,000 tiny header fields to every answer (under 1 MiB): parsed, each would
                       cost the grader tens of bytes; it must refuse the answer, not hold it
+  replayed-capitalised  writes every "Idempotent-Replayed: true" as "Idempotent-Replayed: True"
+  changed-body-409    answers a POST whose key came before with another body 409 request-in-progress (with
+                      Retry-After: 1), without forwarding it: a server that says "in progress" for a conflict
+  refuse-repeats      answers every POST whose key came before 422 idempotency-key-reused, whatever its body,
+                      without forwarding it: a fingerprint that differs on every send
+  no-after-commit     drops the header "Lab-Crash: after-commit-N" before forwarding: a server that never
+                      implemented that lab control
 and how it accepts connections:
   --backlog N         the listen backlog (default 128); Python's http.server uses 5
   --serial            one request at a time on one thread, as http.server.HTTPServer does
@@ -102,6 +109,7 @@ class Proxy:
         self.lock = threading.Lock()  # guards by_key
         self.hanging = threading.Event()  # hang-after-402: a 402 was answered
         self.answered = {}  # late-repeats: Idempotency-Key value -> set once its first request is answered
+        self.first_body = {}  # changed-body-409, refuse-repeats: Idempotency-Key value -> the body first sent with it
 
     def forward(self, raw):
         with socket.create_connection(("127.0.0.1", self.backend_port)) as backend:
@@ -131,6 +139,25 @@ class Proxy:
         key = header(head, "Idempotency-Key") if method == "POST" else None
         if self.fault == "hang-after-402" and self.hanging.is_set() and path in ("/transfers", "/payouts"):
             threading.Event().wait()  # for ever: the grader gives up and closes the connection
+        if self.fault == "refuse-repeats" and key is not None:
+            with self.lock:
+                repeat = key in self.first_body
+                self.first_body.setdefault(key, body)
+            if repeat:
+                problem = json.dumps({"type": "/problems/idempotency-key-reused", "title": "Idempotency-Key reused",
+                                      "status": 422, "detail": "this key was first used with a different request body"}).encode()
+                return build("HTTP/1.1 422 Unprocessable Entity\r\nContent-Type: application/problem+json\r\n"
+                             "Connection: close", problem)
+        if self.fault == "changed-body-409" and key is not None:
+            with self.lock:
+                changed = self.first_body.setdefault(key, body) != body
+            if changed:
+                problem = json.dumps({"type": "/problems/request-in-progress", "title": "Request in progress",
+                                      "status": 409, "detail": "a request with this key is in progress"}).encode()
+                return build("HTTP/1.1 409 Conflict\r\nContent-Type: application/problem+json\r\nRetry-After: 1\r\n"
+                             "Connection: close", problem)
+        if self.fault == "no-after-commit" and (header(head, "Lab-Crash") or "").startswith("after-commit-"):
+            head = "\r\n".join(line for line in head.split("\r\n") if line.partition(":")[0].strip().lower() != "lab-crash")
         with self.lock:
             if self.fault == "leak-replays" and key in self.by_key:
                 stored_head, stored_body = self.by_key[key]
@@ -172,6 +199,8 @@ class Proxy:
             res_body += b" " * max(0, PADDED_BYTES - len(res_body))
         if self.fault == "header-flood":
             res_head += HEADER_FLOOD
+        if self.fault == "replayed-capitalised":
+            res_head = res_head.replace("Idempotent-Replayed: true", "Idempotent-Replayed: True")
         return build(res_head, res_body)
 
     def serve(self, client, request=None, response=None):
@@ -208,7 +237,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--fault", choices=["leak-replays", "no-balance-after", "other-409", "next-on-full-page",
-                                            "hang-after-402", "late-repeats", "padded-answers", "header-flood"])
+                                            "hang-after-402", "late-repeats", "padded-answers", "header-flood",
+                                            "replayed-capitalised", "changed-body-409", "refuse-repeats",
+                                            "no-after-commit"])
     parser.add_argument("--backlog", type=int, default=128)
     parser.add_argument("--serial", action="store_true")
     parser.add_argument("--max-in-flight", type=int)
