@@ -264,8 +264,8 @@ void outlived_key(CheckRun& run) {
 
 // A published member that describes another design than stage 6's, truthfully or not, is named as the
 // requirement it misses, not as a policy that misdescribes its server: keys scoped by less than (client,
-// endpoint, key) are a scope leak, keys that never expire (a TTL of null or 0) are kept forever. Returns
-// false (and adds nothing) for any other value.
+// endpoint, key) are a scope leak, keys that never expire (a TTL of null or 0) are kept forever, claims
+// without a lease (null or 0) are held for ever. Returns false (and adds nothing) for any other value.
 bool fail_if_other_design(CheckRun& run, const std::string& member, const nlohmann::json& value, const Finding& base) {
   const std::set<std::string> stage6_scope{"client", "endpoint", "key"};
   std::set<std::string> scope;
@@ -283,6 +283,13 @@ bool fail_if_other_design(CheckRun& run, const std::string& member, const nlohma
     f.what = "the policy says keys never expire (key_ttl_seconds " + value.dump() + "): stage 6 forgets a key "
              "--key-ttl seconds after its first use, so storage does not grow forever";
     f.hint = "store expires_at with each key (first use + --key-ttl, lab clock) and sweep expired rows";
+  } else if (member == "lease_seconds" && (value.is_null() || (value.is_number() && value.get<double>() <= 0))) {
+    f.anomaly = Anomaly::StuckKey;
+    f.what = "the policy says an in-progress claim has no lease (lease_seconds " + value.dump() + "): stage 4 gives "
+             "every claim a lease of --lease seconds on the lab clock, after which a retry takes the key over; "
+             "without one, a request that crashed holds its key for ever";
+    f.hint = "claim with locked_until = now + --lease (lab clock); a retry past it takes the claim over, fenced; "
+             "publish the same --lease as lease_seconds";
   } else {
     return false;
   }
@@ -366,6 +373,36 @@ nlohmann::json published_policy(CheckRun& run, const ClientInfo& who) {
   return res.status == 200 && j.is_object() ? j : nlohmann::json();
 }
 
+// A policy that lists 503 among the stored outcomes: does the server keep a 503? A Lab-Fail: busy, then the same
+// key and body once. Kept, the policy is true and the server breaks stage 4's rule that a 503 releases the key;
+// not kept, the policy promises what the server does not do.
+void judge_listed_503(CheckRun& run, const std::string& header) {
+  auto [owner, from, to] = client_with_two_accounts(run, "carol");
+  Intent& pay = run.world().transfer(*owner, *from, *to, affordable_amount(run, *from));
+  pay.max_moves = 1;  // once, if the retry runs
+  const Attempt busy = pay.attempt().with_header(kLabFail, "busy");
+  if (!run.expect_status(run.send(busy), busy, {503}, "service-unavailable")) return;  // Lab-Fail not honoured
+  const Attempt same = pay.attempt();
+  Exchange again = run.send(same);  // once: settle() would retry a 503 until its patience ran out
+  if (status_of(again) == 503 && says_replayed(again, header))
+    run.add_finding({.anomaly = Anomaly::WrongStatus,
+                     .what = "the policy lists 503 in stored_statuses, and the server does keep it: after a Lab-Fail: "
+                             "busy the same key and body were answered the stored 503 again. A 503 is no outcome: "
+                             "nothing ran, and the retry it asks for must run",
+                     .sent = show_request(same),
+                     .received = show_exchange(again),
+                     .expected = "the retry runs (201): a 503 releases the key",
+                     .hint = "on a failure that is not the request's own, roll back and release the claim; list "
+                             "only 201 and the bank's refusals in stored_statuses",
+                     .intent = pay.id});
+  else
+    run.fail(Anomaly::PolicyMismatch,
+             "the policy lists 503 in stored_statuses, but after a Lab-Fail: busy the same key and body were "
+             "answered " + (again.response ? std::to_string(status_of(again)) : std::string("nothing")) +
+                 ", not the stored 503",
+             &same, &again, "a policy that lists only what the server stores");
+}
+
 // What the policy says is stored must be what the server stores, status by status: each refusal of the bank
 // whose status is listed in stored_statuses is replayed to the same key and body, with the policy's
 // replay_header, even after its cause is gone; one not listed is answered afresh (and runs, once its cause is
@@ -409,21 +446,30 @@ void policy_stored_outcomes(CheckRun& run) {
                refusal.remove_cause ? "201: an outcome that is not stored does not bind the key"
                                     : status + " answered afresh: an outcome that is not stored is not replayed");
   }
-  for (int status : listed)
-    if (!storable.count(status))
-      run.fail(Anomaly::PolicyMismatch, "the policy lists " + std::to_string(status) +
-                                            " in stored_statuses, an answer no key is completed with (only a 201 "
-                                            "and the bank's refusals are stored)");
+  for (int status : listed) {
+    if (storable.count(status)) continue;
+    if (status == 503) {  // the one such answer the grader can cause: tried, not assumed
+      judge_listed_503(run, header);
+      continue;
+    }
+    run.fail(Anomaly::PolicyMismatch,
+             "the policy lists " + std::to_string(status) + " in stored_statuses, which the contract never stores "
+             "(a key is completed only with a 201 or a refusal of the bank), and no request the grader can make is "
+             "answered " + std::to_string(status) + ", so the promise was not tried");
+  }
 }
 
 // The Retry-After of a 409 in progress is the policy's retry_after_seconds: a client may read either.
 void policy_retry_after(CheckRun& run) {
   const TwoAccounts accounts = client_with_two_accounts(run, "alice");
   nlohmann::json j = published_policy(run, *accounts.owner);
-  if (!j.is_object() || !j.contains("retry_after_seconds") || !j["retry_after_seconds"].is_number_integer())
+  // null says "no Retry-After": judged against the 409 itself below, as a number is.
+  const bool says_none = j.is_object() && j.contains("retry_after_seconds") && j["retry_after_seconds"].is_null();
+  if (!says_none &&
+      (!j.is_object() || !j.contains("retry_after_seconds") || !j["retry_after_seconds"].is_number_integer()))
     return run.fail(Anomaly::PolicyMismatch,
                     "GET /idempotency-policy publishes no \"retry_after_seconds\" (a whole number of seconds)");
-  const std::int64_t published = j["retry_after_seconds"].get<std::int64_t>();
+  const std::int64_t published = says_none ? -1 : j["retry_after_seconds"].get<std::int64_t>();
   const bool seen = with_growing_delay(run, [&](int times) {
     auto [pay, sent, first] = send_slow_first(run, accounts, grown_delay(kSlowFirstDelayMs, times));
     std::this_thread::sleep_for(kRepeatAfter);  // the first has claimed the key and sleeps
@@ -435,7 +481,17 @@ void policy_retry_after(CheckRun& run) {
     // Any other answer, and a Retry-After that is no whole number of seconds, is stage 4's to judge
     // (stage4.in-flight-repeat); this check compares the two numbers.
     const auto seconds = retry_after_seconds(x);
-    if (is_in_progress(x) && seconds && *seconds != published)
+    if (is_in_progress(x) && says_none && !x.response->header("Retry-After"))  // truthful: the 409 is the flaw
+      run.fail(Anomaly::ContractShape,
+               "the 409 in progress has no Retry-After, as the policy's retry_after_seconds null says: the "
+               "contract's 409 tells the client when to retry",
+               &repeat, &x, "409 with Retry-After: <seconds>, the policy's retry_after_seconds the same number");
+    else if (is_in_progress(x) && says_none)
+      run.fail(Anomaly::PolicyMismatch,
+               "the policy's retry_after_seconds is null, but the 409 in progress says Retry-After: " +
+                   *x.response->header("Retry-After"),
+               &repeat, &x, "retry_after_seconds " + x.response->header("Retry-After").value_or(""));
+    else if (is_in_progress(x) && seconds && *seconds != published)
       run.fail(Anomaly::PolicyMismatch,
                "the 409 in progress says Retry-After: " + x.response->header("Retry-After").value_or("(none)") +
                    ", the policy's retry_after_seconds is " + std::to_string(published),

@@ -35,6 +35,10 @@ Faults (--fault, one or none):
                       Retry-After: 1), without forwarding it: a server that says "in progress" for a conflict
   refuse-repeats      answers every POST whose key came before 422 idempotency-key-reused, whatever its body,
                       without forwarding it: a fingerprint that differs on every send
+  policy-nulls        publishes lease_seconds and retry_after_seconds as null in GET /idempotency-policy and
+                      drops Retry-After from every 409: a server whose policy describes a design without them
+  stores-503          lists 503 in the policy's stored_statuses and keeps it: a 503 answered to a key (Lab-Fail:
+                      busy) is answered again, with Idempotent-Replayed: true, to every later POST with that key
   no-after-commit     drops the header "Lab-Crash: after-commit-N" before forwarding: a server that never
                       implemented that lab control
 and how it accepts connections:
@@ -110,6 +114,7 @@ class Proxy:
         self.hanging = threading.Event()  # hang-after-402: a 402 was answered
         self.answered = {}  # late-repeats: Idempotency-Key value -> set once its first request is answered
         self.first_body = {}  # changed-body-409, refuse-repeats: Idempotency-Key value -> the body first sent with it
+        self.stored_503 = {}  # stores-503: Idempotency-Key value -> the 503 answered to it
 
     def forward(self, raw):
         with socket.create_connection(("127.0.0.1", self.backend_port)) as backend:
@@ -159,6 +164,9 @@ class Proxy:
         if self.fault == "no-after-commit" and (header(head, "Lab-Crash") or "").startswith("after-commit-"):
             head = "\r\n".join(line for line in head.split("\r\n") if line.partition(":")[0].strip().lower() != "lab-crash")
         with self.lock:
+            if self.fault == "stores-503" and key in self.stored_503:
+                stored_head, stored_body = self.stored_503[key]
+                return build(stored_head, stored_body, ["Idempotent-Replayed: true"])
             if self.fault == "leak-replays" and key in self.by_key:
                 stored_head, stored_body = self.by_key[key]
                 return build(stored_head, stored_body, ["Idempotent-Replayed: true"])
@@ -199,6 +207,21 @@ class Proxy:
             res_body += b" " * max(0, PADDED_BYTES - len(res_body))
         if self.fault == "header-flood":
             res_head += HEADER_FLOOD
+        if self.fault == "stores-503" and key is not None and status == "503":
+            with self.lock:
+                self.stored_503.setdefault(key, (res_head, res_body))
+        policy = path == "/idempotency-policy" and status == "200"
+        if self.fault == "stores-503" and policy:
+            document = json.loads(res_body)
+            document["stored_statuses"] = document.get("stored_statuses", []) + [503]
+            res_body = json.dumps(document).encode()
+        if self.fault == "policy-nulls" and policy:
+            document = json.loads(res_body)
+            document["lease_seconds"] = document["retry_after_seconds"] = None
+            res_body = json.dumps(document).encode()
+        if self.fault == "policy-nulls" and status == "409":
+            res_head = "\r\n".join(line for line in res_head.split("\r\n")
+                                   if line.partition(":")[0].strip().lower() != "retry-after")
         if self.fault == "replayed-capitalised":
             res_head = res_head.replace("Idempotent-Replayed: true", "Idempotent-Replayed: True")
         return build(res_head, res_body)
@@ -239,7 +262,7 @@ def main():
     parser.add_argument("--fault", choices=["leak-replays", "no-balance-after", "other-409", "next-on-full-page",
                                             "hang-after-402", "late-repeats", "padded-answers", "header-flood",
                                             "replayed-capitalised", "changed-body-409", "refuse-repeats",
-                                            "no-after-commit"])
+                                            "policy-nulls", "stores-503", "no-after-commit"])
     parser.add_argument("--backlog", type=int, default=128)
     parser.add_argument("--serial", action="store_true")
     parser.add_argument("--max-in-flight", type=int)
