@@ -89,20 +89,25 @@ std::int64_t group_waits(pid_t group) {
   return waits;
 }
 
-TreeFigures tree_figures(pid_t root) {
-  TreeFigures figures;
-  std::vector<pid_t> pending{root};
-  while (!pending.empty() && figures.processes < kTreeMost) {
+std::vector<pid_t> tree_pids(pid_t root) {
+  std::vector<pid_t> below, pending{root};
+  while (!pending.empty() && static_cast<std::int64_t>(below.size()) < kTreeMost) {
     const pid_t pid = pending.back();
     pending.pop_back();
-    const std::filesystem::path entry = "/proc/" + std::to_string(pid);
-    if (pid != root) ++figures.processes, figures.resident_kib += resident_kib(entry);
+    if (pid != root) below.push_back(pid);
     std::error_code error;
-    for (const auto& task : std::filesystem::directory_iterator(entry / "task", error)) {
+    for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error)) {
       std::ifstream children(task.path() / "children");
       for (pid_t child; children >> child;) pending.push_back(child);
     }
   }
+  return below;
+}
+
+TreeFigures tree_figures(pid_t root) {
+  TreeFigures figures;
+  for (pid_t pid : tree_pids(root))
+    ++figures.processes, figures.resident_kib += resident_kib("/proc/" + std::to_string(pid));
   return figures;
 }
 

@@ -14,6 +14,8 @@
 
 #include <sys/types.h>
 
+#include <vector>
+
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -45,6 +47,8 @@ struct TreeFigures {
 };
 constexpr std::int64_t kTreeMost = 4096;
 TreeFigures tree_figures(pid_t root);
+// The same processes, by pid (at most kTreeMost).
+std::vector<pid_t> tree_pids(pid_t root);
 
 struct MemoryFigures {
   std::int64_t start_kib = 0, peak_kib = 0, end_kib = 0;

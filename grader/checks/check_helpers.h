@@ -65,6 +65,11 @@ constexpr const char* kLabFail = "Lab-Fail";
 // The lease checks run on a server of their own with a lease of one second, so that a server whose leases
 // keep real time can be seen to take over and to fence (docs/teach/grader.md "What it assumes about time").
 inline const ServerFacts kShortLease{.lease_seconds = 1, .key_ttl_seconds = 86'400};
+// stage4.crash-before-money judges a retry sent right after a crash and a restart: it must fall inside the
+// crashed claim's lease however long the restart took, or the verdict would depend on the machine's speed (a
+// server that restarts in 3 s under load would find a 1 s lease over and pass). Five seconds outlast a slow
+// restart and are still waited out in real time for a server whose lease keeps real time.
+inline const ServerFacts kCrashLease{.lease_seconds = 5, .key_ttl_seconds = 86'400};
 // The delay a burst holds its winner in, so losers arrive while it runs (milliseconds).
 constexpr int kBurstDelayMs = 300;
 // A slow first request, and how long after it a repeat is sent (it must land inside the delay).

@@ -27,7 +27,7 @@ constexpr int kInProgressBeforeTakeover = 2;
 constexpr std::int64_t kLeaseMarginMs = 1'000;
 // A lease this short (seconds) is waited out in real time too when the lab clock was not enough: the
 // checks that start a server of their own give it one (Needs::OwnServer).
-constexpr std::int64_t kShortLeaseSeconds = 2;
+constexpr std::int64_t kShortLeaseSeconds = 5;  // kCrashLease's (check_helpers.h), the longest a check gives
 constexpr std::int64_t kRealLeaseMarginMs = 200;
 // The audit's quiet moment: readings of the ledger and the balances until two in a row agree. Once every
 // request has ended nothing should write, so two readings normally suffice; the bound only stops a server

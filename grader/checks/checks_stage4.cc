@@ -307,7 +307,7 @@ std::vector<Check> stage4_checks() {
        .hint = "record completed in the same transaction as the money; a lapsed lease lets a retry take over",
        .needs = Needs::OwnServer,
        .run = crash_before_money,
-       .own_server = kShortLease},
+       .own_server = kCrashLease},
       {.name = "stage4.crash-after-money",
        .stage = 4,
        .title = "a crash after the money moved yields exactly one transfer",

@@ -328,6 +328,22 @@ nlohmann::json compare_policy(CheckRun& run, const ClientInfo& who, const nlohma
   return j;
 }
 
+// A policy that lists 201 promises that a repeat of a completed transfer is answered with it again, marked
+// with its replay_header: one transfer and one repeat try the promise (stage 5's checks judge the bytes).
+void expect_201_replayed(CheckRun& run, const TwoAccounts& accounts, const std::string& header) {
+  Intent& pay = run.world().transfer(*accounts.owner, *accounts.from, *accounts.to, affordable_amount(run, *accounts.from));
+  pay.expect_moves = 1;
+  if (!is_success(run.settle(pay.attempt()))) return;  // a transfer that fails is the contract checks' to name
+  const Attempt same = pay.attempt();
+  Exchange again = run.settle(same);
+  if (status_of(again) != 201 || !says_replayed(again, header))
+    run.fail(Anomaly::PolicyMismatch,
+             "the policy lists 201 in stored_statuses, but a repeat of a completed transfer was answered " +
+                 std::to_string(status_of(again)) +
+                 (says_replayed(again, header) ? "" : " without \"" + header + ": true\" (its replay_header)"),
+             &same, &again, "201, the first response, with " + header + ": true");
+}
+
 void policy(CheckRun& run) {
   auto [alice, from, to] = client_with_two_accounts(run, "alice");
   const auto& facts = run.target().facts();
@@ -346,6 +362,11 @@ void policy(CheckRun& run) {
                      .what = "\"stored_statuses\" does not list 201",
                      .operation = "GET /idempotency-policy",
                      .received = got});
+  else
+    expect_201_replayed(run, {alice, from, to},
+                        j.contains("replay_header") && j["replay_header"].is_string()
+                            ? j["replay_header"].get<std::string>()
+                            : "Idempotent-Replayed");
   // How the fingerprint is described is free (a name, or an object with algorithm and input); it must be there.
   if (!j.contains("fingerprint") || !(j["fingerprint"].is_string() || j["fingerprint"].is_object()))
     run.add_finding({.anomaly = Anomaly::PolicyMismatch,

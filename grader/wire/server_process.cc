@@ -2,6 +2,7 @@
 #include "grader/wire/server_process.h"
 
 #include "grader/base/process_memory.h"
+#include "grader/wire/port_owner.h"
 
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -271,7 +272,14 @@ bool ServerProcess::wait_healthy(std::string* why) {
     if (auto c = Connection::open_patiently(address_, std::chrono::milliseconds(0), &error)) {
       if (c->send_all(health.to_wire(address_), &error)) {
         auto res = c->read_response(kHealthRequestTimeout, &error);
-        if (res && res->status == 200) return true;
+        // Answered: by this server, or by another program that took its port first (port_owner.h)?
+        if (res && res->status == 200 && listens_in_tree(kept_.keeper, address_.port)) return true;
+        if (res && res->status == 200 && alive()) {
+          port_taken_by_another_ = true;
+          *why = "GET /healthz on port " + std::to_string(address_.port) + " was answered by a process that is not "
+                 "the server's: another program took the port first";
+          return false;
+        }
         // Something listens: what it answered is worth saying (a refusal before that is only a slow start).
         last_answer = res ? "it answered " + std::to_string(res->status) : error;
       }
@@ -310,7 +318,9 @@ void ServerProcess::start() {
     spawn();
     std::string why;
     if (wait_healthy(&why)) return;
-    const bool raced = !alive() && attempt < kPortRaceRetries && port_taken(address_.port);
+    const bool raced = attempt < kPortRaceRetries &&
+                       (port_taken_by_another_ || (!alive() && port_taken(address_.port)));
+    port_taken_by_another_ = false;
     stop();
     if (raced) continue;
     if (limits_.sandbox.enabled)

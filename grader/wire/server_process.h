@@ -88,6 +88,7 @@ class ServerProcess {
  private:
   void spawn();
   bool wait_healthy(std::string* why);
+  bool port_taken_by_another_ = false;  // wait_healthy saw another program answer on the server's port
   void watch_limits(std::stop_token stop, KeptProcess kept);
   void ended_for(std::string what);
 

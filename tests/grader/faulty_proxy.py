@@ -39,6 +39,8 @@ Faults (--fault, one or none):
                       drops Retry-After from every 409: a server whose policy describes a design without them
   stores-503          lists 503 in the policy's stored_statuses and keeps it: a 503 answered to a key (Lab-Fail:
                       busy) is answered again, with Idempotent-Replayed: true, to every later POST with that key
+  no-replay-header    drops Idempotent-Replayed from every answer, while the policy still lists 201 in
+                      stored_statuses: a policy that promises replays the server does not mark
   no-after-commit     drops the header "Lab-Crash: after-commit-N" before forwarding: a server that never
                       implemented that lab control
 and how it accepts connections:
@@ -222,6 +224,9 @@ class Proxy:
         if self.fault == "policy-nulls" and status == "409":
             res_head = "\r\n".join(line for line in res_head.split("\r\n")
                                    if line.partition(":")[0].strip().lower() != "retry-after")
+        if self.fault == "no-replay-header":
+            res_head = "\r\n".join(line for line in res_head.split("\r\n")
+                                   if line.partition(":")[0].strip().lower() != "idempotent-replayed")
         if self.fault == "replayed-capitalised":
             res_head = res_head.replace("Idempotent-Replayed: true", "Idempotent-Replayed: True")
         return build(res_head, res_body)
@@ -262,7 +267,7 @@ def main():
     parser.add_argument("--fault", choices=["leak-replays", "no-balance-after", "other-409", "next-on-full-page",
                                             "hang-after-402", "late-repeats", "padded-answers", "header-flood",
                                             "replayed-capitalised", "changed-body-409", "refuse-repeats",
-                                            "policy-nulls", "stores-503", "no-after-commit"])
+                                            "policy-nulls", "stores-503", "no-replay-header", "no-after-commit"])
     parser.add_argument("--backlog", type=int, default=128)
     parser.add_argument("--serial", action="store_true")
     parser.add_argument("--max-in-flight", type=int)
