@@ -17,10 +17,11 @@
 // would retry (409 in progress, 503, no response). A request whose answer the client gives up on (lost on
 // purpose, or timed out) is still watched until the server ends it (grader/record/in_flight.h), and finish()
 // audits only once every request has ended. Thread safety: one thread, except inside send_simultaneously,
-// which records from one thread per request, and checks that send from threads of their own (send and
-// the history are safe for that).
+// which records from one thread per request, and checks that send from threads of their own (send, the
+// history and advance_past_lease are safe for that: `grader soak`'s clients call it from their threads).
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <initializer_list>
 #include <map>
@@ -171,7 +172,10 @@ class CheckRun {
   // back then (done_ns -> seconds it had waited).
   std::set<std::string> stuck_keys_;
   std::map<std::int64_t, double> gave_up_on_;
-  bool lease_passed_ = false;             // the check moved the lab clock past the lease
+  // The check moved the lab clock past the lease. Atomic: `grader soak`'s client threads set it at once
+  // (soak_round.cc send_until_answered); it is only ever set, and read once they are joined, so no other
+  // state has to change with it and a mutex would guard nothing more.
+  std::atomic<bool> lease_passed_ = false;
   std::optional<std::size_t> stuck_finding_;  // the stuck-key finding, said once; more add to its count
   int stuck_count_ = 0;
   bool identical_refused_said_ = false;
