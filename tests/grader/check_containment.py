@@ -8,7 +8,8 @@ tests/grader/faulty_proxy.py for answers), and checks the three promises the gra
 does:
   1. a clear verdict: the grader's output matches the case's pattern (a pass, a named start error, or the
      over-limit finding with the limit it went over);
-  2. bounded memory: the grader's own peak (VmHWM in /proc/<pid>/status, polled) is at most GRADER_PEAK_MIB;
+  2. bounded memory: the grader's own peak (VmHWM in /proc/<pid>/status, polled) is at most GRADER_PEAK_MIB,
+     scaled in a sanitized build by what the sanitizer costs (tests/sanitizer_bounds.py);
   3. nothing left running: every process started below the grader carries an environment variable of this
      run (LAB_CONTAINMENT_MARKER, inherited through the grader, its keeper, the shell and the server), and
      within LEFTOVER_BOUND_S of the grader's end no live process carries it.
@@ -25,7 +26,13 @@ import threading
 import time
 import uuid
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from sanitizer_bounds import memory_bound_mib  # noqa: E402
+
 GRADER_PEAK_MIB = 128    # the grader's own peak memory, whatever the server sends (issue 27)
+# grow-memory: the limit the grader is given for the server's tree, scaled like the grader's own bound (the
+# server in the tree is sanitized too: under TSan it could not start within 100 MiB, issue #57).
+SERVER_MEMORY_MIB = memory_bound_mib(100)[0]
 LEFTOVER_BOUND_S = 5     # after the grader's end: the keeper ends the tree at once; this is patience
 SIGNAL_END_BOUND_S = 15  # the grader's stop: kStopGrace (3 s) per server at most, far below this
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -44,8 +51,8 @@ CASES = {
     # 1 GiB to stderr: the file size limit stops the writer; the grader reads only the log's tail.
     "stderr-flood": (HOSTILE + ["--mode", "stderr-flood"], ["--stage", "2"], PASSED),
     # A helper that grows without end: ended at the memory limit, named over-limit, not a stuck key.
-    "grow-memory": (HOSTILE + ["--mode", "grow-memory"], ["--stage", "2", "--server-memory-mib", "100"],
-                    r"over-limit: the grader ended the server: it held [0-9]+ MiB of memory; its limit is 100 MiB"),
+    "grow-memory": (HOSTILE + ["--mode", "grow-memory"], ["--stage", "2", "--server-memory-mib", str(SERVER_MEMORY_MIB)],
+                    rf"over-limit: the grader ended the server: it held [0-9]+ MiB of memory; its limit is {SERVER_MEMORY_MIB} MiB"),
     # 300 sleeping children: over the process limit (256).
     "fork-many": (HOSTILE + ["--mode", "fork-many", "--children", "300"], ["--stage", "2"],
                   r"over-limit: the grader ended the server: it ran [0-9]+ processes; its limit is 256"),
@@ -137,8 +144,9 @@ def run_case(grader, stage6, name):
     problems = []
     if not re.search(expected, output):
         problems.append(f"the verdict does not say /{expected}/; the grader said:\n{output[-3000:]}")
-    if peak > GRADER_PEAK_MIB * 1024:
-        problems.append(f"the grader's peak memory was {peak // 1024} MiB, above {GRADER_PEAK_MIB} MiB")
+    bound_mib, bound_said = memory_bound_mib(GRADER_PEAK_MIB)
+    if peak > bound_mib * 1024:
+        problems.append(f"the grader's peak memory was {peak // 1024} MiB, above {bound_said}")
     left = no_leftovers(marker, proc.pid)
     if left:
         problems.append(f"{len(left)} processes of the run still ran {LEFTOVER_BOUND_S} s after the grader:\n  " +
