@@ -28,8 +28,8 @@ help:
 	@echo "make playground    build, then serve the browser playground on http://127.0.0.1:8090/ (PORT=...), the book at /book/"
 	@echo "make book          the text (LAB.md and docs/) as a small website in $(BUILD)/book/ (pandoc)"
 	@echo "make grade STAGE=N build the learner's server and grade stages 1..N (SERVER=\"...\" for your own)"
-	@echo "make starter DEST=dir  write the learner's copy of the lab, without the answers"
-	@echo "make starter-check build a starter copy from scratch and grade it (stage 1 passes, 2 fails)"
+	@echo "make starter DEST=dir  write the learner's copy of the lab, without the answers (LANG=python: a Python one)"
+	@echo "make starter-check build a starter copy from scratch and grade it (stage 1 passes, 2 fails; LANG=python too)"
 	@echo "make sanitize      every test under ASan+UBSan, then under TSan, with the figures (make asan | tsan: one)"
 	@echo "make slow-matrix   the grader matrix for SEEDS seeds (20), every write slowed by SLOW_WRITE_MS (10)"
 	@echo "make tsan-matrix   the grader matrix for SEEDS seeds under ThreadSanitizer (build-tsan)"
@@ -90,18 +90,24 @@ book:
 
 # The learner's path (docs/learn/for-learners.md "For learners"): the starter copy, and the loop of grading one's own server.
 STAGE ?= 1
-# With SERVER= the learner's server is their own: only the grader is built.
+# The learner's language: C++ (learner/), or Python (learner-python/) in a copy made with
+# `make starter LANG=python`, whose .learner-language says so (scripts/make-starter.sh).
+LEARNER_LANGUAGE := $(or $(shell cat .learner-language 2>/dev/null),cpp)
+# LANG on make's command line names the starter's language; from the environment it is the locale.
+STARTER_LANGUAGE := $(if $(filter command line,$(origin LANG)),$(LANG),cpp)
+# With SERVER= the learner's server is their own, and a Python learner's needs no build: only the grader is built.
 grade: deps
-	@$(BUILD_ENV) scripts/build.sh --quiet $(if $(SERVER),"the grader" grader,"your server and the grader" learner_server grader)
-	@BUILD=$(BUILD) scripts/grade.sh $(STAGE)
+	@$(BUILD_ENV) scripts/build.sh --quiet $(if $(or $(SERVER),$(filter python,$(LEARNER_LANGUAGE))),"the grader" grader,"your server and the grader" learner_server grader)
+	@BUILD=$(BUILD) LEARNER_LANGUAGE=$(LEARNER_LANGUAGE) scripts/grade.sh $(STAGE)
 
 starter:
-	@test -n "$(DEST)" || { echo "usage: make starter DEST=../my-lab" >&2; exit 2; }
-	@scripts/make-starter.sh $(DEST)
+	@test -n "$(DEST)" || { echo "usage: make starter DEST=../my-lab [LANG=python]" >&2; exit 2; }
+	@env -u LANG scripts/make-starter.sh --language $(STARTER_LANGUAGE) $(DEST)
 
 # A starter copy built from scratch in a temporary folder: its tests pass, stage 1 passes, stage 2 fails.
+# LANG=python: a Python starter copy, graded without its tests: stage 1 passes, stage 2 fails.
 starter-check: deps
-	@scripts/starter-check.sh
+	@env -u LANG scripts/starter-check.sh --language $(STARTER_LANGUAGE)
 
 # The tests under the sanitizers, with their figures (scripts/sanitize.sh says how reports are caught):
 # asan = AddressSanitizer + UBSan in build-asan, tsan = ThreadSanitizer in build-tsan, sanitize = both.

@@ -116,7 +116,7 @@ def render(parts, upto, todo, line_directives_for=None):
 
 def files_below(src):
     for root, dirs, names in os.walk(src):
-        dirs.sort()
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")   # Python's compiled files: not sources
         for name in sorted(names):
             path = os.path.join(root, name)
             yield path, os.path.relpath(path, src)

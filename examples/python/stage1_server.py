@@ -13,7 +13,7 @@ Standard library only: http.server serves, sqlite3 stores, json parses, hashlib 
 The file reads top to bottom: limits, problems, the strict JSON parser, the request's validation, the bank
 (SQLite), the HTTP handler (routes and lab controls), main().
 """
-import argparse, contextlib, hashlib, hmac, json, math, os, re, secrets, signal, sqlite3, sys, threading, time
+import argparse, contextlib, decimal, hashlib, hmac, json, math, os, re, secrets, signal, sqlite3, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
@@ -141,9 +141,40 @@ def json_object(content_type, raw):
 
 
 def canonical(value):
-    """One spelling per JSON value: sorted names, no spaces. Close to RFC 8785, which spells some numbers
-    differently (1e+16 is 10000000000000000 there): stage 3's fingerprint needs the exact form."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """The RFC 8785 canonical form of a parsed JSON value: one spelling per value (docs/reference/fingerprint.md
+    "Stage 3: the canonical fingerprint (the long version)"; build/tools/canon prints the same). Members are
+    sorted by UTF-16 code units, not by code points as sort_keys does; numbers are written as ECMAScript
+    writes doubles (canonical_number); strings keep every character raw but the escapes JSON cannot do without,
+    which is what json.dumps(..., ensure_ascii=False) writes."""
+    if isinstance(value, dict):
+        members = sorted(value.items(), key=lambda member: member[0].encode("utf-16-be"))
+        return "{" + ",".join(canonical(name) + ":" + canonical(item) for name, item in members) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(map(canonical, value)) + "]"
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return canonical_number(float(value))  # every JSON number is a double, integers too (1500 and 1.5e3 alike)
+
+
+def canonical_number(value):
+    """ECMAScript's Number::toString (RFC 8785 section 3.2.2.3): the shortest digits that read back as the same
+    double (Python's repr finds them), placed as plain digits from 1e-6 up to 1e21, in e-notation outside."""
+    if value == 0:
+        return "0"  # -0 too
+    if value < 0:
+        return "-" + canonical_number(-value)
+    _, digit_tuple, exponent = decimal.Decimal(repr(value)).as_tuple()
+    digits = "".join(map(str, digit_tuple)).rstrip("0")
+    exponent += len("".join(map(str, digit_tuple))) - len(digits)
+    k, n = len(digits), len(digits) + exponent  # value = 0.<digits> * 10^n
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * -n + digits
+    mantissa = digits[0] + ("." + digits[1:] if k > 1 else "")
+    return f"{mantissa}e{'+' if n - 1 > 0 else '-'}{abs(n - 1)}"
 
 
 def nesting(value):
@@ -347,38 +378,49 @@ class Bank:
         422 balance-limit),
         then the debit, the credit and the ledger row. Returns the 201 body."""
         with self.transaction() as db:
-            if busy:  # Lab-Fail: busy: fail here, inside the money's transaction, as a busy SQLite would
-                raise Problem("service-unavailable", "Lab-Fail: busy: the database is busy", {"Retry-After": "1"})
-            source = db.execute(ACCOUNT, (r["from_account"],)).fetchone()
-            if not source or source["client_id"] != client_id:  # someone else's account looks like a missing one
-                raise Problem("not-found", f"no account {r['from_account']}")
-            target = None
-            if r["kind"] == "transfer":
-                target = db.execute(ACCOUNT, (r["to_account"],)).fetchone()
-                if not target:
-                    raise Problem("not-found", f"no account {r['to_account']}")
-            if source["currency"] != r["currency"] or (target and target["currency"] != r["currency"]):
-                raise Problem("currency-mismatch", f"the request is in {r['currency']}, "
-                              f"account {source['id']} holds {source['currency']}")
-            if source["balance"] < r["amount"]:
-                raise Problem("insufficient-funds",
-                              f"account {source['id']} holds {source['balance']}, the amount is {r['amount']}")
-            if target and target["balance"] > MAX_MINOR_UNITS - r["amount"]:  # the target may be someone else's:
-                raise Problem("balance-limit",                                # name neither balance nor owner
-                              f"account {target['id']} cannot receive {r['amount']}: its balance would pass 2^53 - 1")
-            db.execute("UPDATE accounts SET balance = balance - ? WHERE id = ?", (r["amount"], source["id"]))
-            if target:
-                db.execute("UPDATE accounts SET balance = balance + ? WHERE id = ?", (r["amount"], target["id"]))
-            row_id = db.execute(
-                "INSERT INTO ledger (kind, from_account, to_account, destination, amount, currency, memo, "
-                "metadata, from_balance_after, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (r["kind"], source["id"], r.get("to_account"), r.get("destination"), r["amount"], r["currency"],
-                 r["memo"], r["metadata"], source["balance"] - r["amount"], self.now_ms())).lastrowid
-            row = db.execute("SELECT * FROM ledger WHERE id = ?", (row_id,)).fetchone()
+            return self.move_money_in(db, client_id, r, busy)
+
+    def move_money_in(self, db, client_id, r, busy=False):
+        """move_money inside a transaction the caller holds, so that a later stage commits its key with the
+        money (learner-python/server.py). Every check comes before the first write: a refusal writes nothing."""
+        if busy:  # Lab-Fail: busy: fail here, inside the money's transaction, as a busy SQLite would
+            raise Problem("service-unavailable", "Lab-Fail: busy: the database is busy", {"Retry-After": "1"})
+        source = db.execute(ACCOUNT, (r["from_account"],)).fetchone()
+        if not source or source["client_id"] != client_id:  # someone else's account looks like a missing one
+            raise Problem("not-found", f"no account {r['from_account']}")
+        target = None
+        if r["kind"] == "transfer":
+            target = db.execute(ACCOUNT, (r["to_account"],)).fetchone()
+            if not target:
+                raise Problem("not-found", f"no account {r['to_account']}")
+        if source["currency"] != r["currency"] or (target and target["currency"] != r["currency"]):
+            raise Problem("currency-mismatch", f"the request is in {r['currency']}, "
+                          f"account {source['id']} holds {source['currency']}")
+        if source["balance"] < r["amount"]:
+            raise Problem("insufficient-funds",
+                          f"account {source['id']} holds {source['balance']}, the amount is {r['amount']}")
+        if target and target["balance"] > MAX_MINOR_UNITS - r["amount"]:  # the target may be someone else's:
+            raise Problem("balance-limit",                                # name neither balance nor owner
+                          f"account {target['id']} cannot receive {r['amount']}: its balance would pass 2^53 - 1")
+        db.execute("UPDATE accounts SET balance = balance - ? WHERE id = ?", (r["amount"], source["id"]))
+        if target:
+            db.execute("UPDATE accounts SET balance = balance + ? WHERE id = ?", (r["amount"], target["id"]))
+        row_id = db.execute(
+            "INSERT INTO ledger (kind, from_account, to_account, destination, amount, currency, memo, "
+            "metadata, from_balance_after, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (r["kind"], source["id"], r.get("to_account"), r.get("destination"), r["amount"], r["currency"],
+             r["memo"], r["metadata"], source["balance"] - r["amount"], self.now_ms())).lastrowid
+        row = db.execute("SELECT * FROM ledger WHERE id = ?", (row_id,)).fetchone()
         return {**entry_json(row), "from_balance_after": row["from_balance_after"]}
 
 
 # ---- HTTP (docs/reference/http-contract.md "The HTTP contract"; the pitfalls: docs/learn/for-learners.md "For learners") -----------------------------
+def rendered(status, body):
+    """An answer's Content-Type and bytes, exactly as serve() writes them."""
+    data = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    return ("application/problem+json" if status >= 400 else "application/json"), data
+
+
 def whole(value, low, high):
     """A JSON integer (not a bool, not 1.0) from low to high: the admin endpoints' numbers."""
     return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
@@ -525,7 +567,8 @@ class Handler(BaseHTTPRequestHandler):
         path, _, query = self.path.partition("?")
         try:
             try:
-                status, body, headers = *self.route(method, path, query, self.read_body()), {}
+                status, body, *more = self.route(method, path, query, self.read_body())
+                headers = more[0] if more else {}  # a route may add headers: (status, body, headers)
             except sqlite3.OperationalError as e:  # "database is locked": another process held it too long
                 raise Problem("service-unavailable", str(e), {"Retry-After": "1"})
         except Problem as p:
@@ -533,9 +576,10 @@ class Handler(BaseHTTPRequestHandler):
         except Exception as e:
             self.log_message("error: %s %s: %r", method, path, e)
             status, body, headers = 500, Problem("internal-error", repr(e)).body(), {}
-        data = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+        # A body of (Content-Type, bytes) is an answer rendered before: sent as it is (a replay, stage 5).
+        content_type, data = body if isinstance(body, tuple) else rendered(status, body)
         self.send_response(status)
-        self.send_header("Content-Type", "application/problem+json" if status >= 400 else "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))  # keep-alive: how the client finds the answer's end
         for name, value in headers.items():
             self.send_header(name, value)
@@ -555,7 +599,10 @@ class LabServer(ThreadingHTTPServer):
     request_queue_size = LISTEN_BACKLOG  # listen(1024), not listen(5): the grader connects 32 clients at once
 
 
-def main(argv):
+def main(argv, handler=None, open_bank=None, started=None):
+    """Parses the flags, opens the bank and serves until SIGTERM. A server grown from this one
+    (learner-python/server.py) passes its own handler class, its own bank class and `started(server)`,
+    work to do once the server is up; server.options holds every flag."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--port", type=int, default=8080, help="TCP port; 0 picks a free one")
     parser.add_argument("--db", default="idempotency-lab.db", help="SQLite file, created if missing")
@@ -577,14 +624,16 @@ def main(argv):
         print(f"admin token: {admin_token}", file=sys.stderr)
 
     try:
-        bank = Bank(options.db)
-        server = LabServer((options.host, options.port), Handler)
+        bank = (open_bank or Bank)(options.db)
+        server = LabServer((options.host, options.port), handler or Handler)
     except (sqlite3.Error, OSError) as e:
-        print(f"stage1_server: cannot start (database {options.db}, {options.host}:{options.port}): {e}",
+        print(f"{parser.prog}: cannot start (database {options.db}, {options.host}:{options.port}): {e}",
               file=sys.stderr)
         return 1
     server.bank, server.admin_token = bank, admin_token
-    server.lab_controls, server.quiet = options.lab_controls, options.quiet
+    server.lab_controls, server.quiet, server.options = options.lab_controls, options.quiet, options
+    if started:
+        started(server)
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # SIGTERM stops the server as cleanly as Ctrl-C
     print(f"listening on http://{options.host}:{server.server_address[1]}", flush=True)
