@@ -608,8 +608,9 @@ def main(argv, handler=None, open_bank=None, started=None):
     parser.add_argument("--db", default="idempotency-lab.db", help="SQLite file, created if missing")
     parser.add_argument("--admin-token", help="bearer token for /admin/*; default: a random one, printed")
     parser.add_argument("--lab-controls", action="store_true", help="honour Lab-* headers and POST /admin/clock")
-    parser.add_argument("--lease", type=int, default=30, help="seconds (stage 4 on): accepted, unused here")
-    parser.add_argument("--key-ttl", type=int, default=86400, help="seconds (stage 6): accepted, unused here")
+    parser.add_argument("--lease", type=int, default=30,
+                        help="seconds a claim stays in progress (stage 4 on; stage 1 ignores it)")
+    parser.add_argument("--key-ttl", type=int, default=86400, help="seconds a key is kept (stage 6; stage 1 ignores it)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback only by default)")
     parser.add_argument("--quiet", action="store_true", help="no log line per request")
     options, unknown = parser.parse_known_args(argv)
