@@ -10,7 +10,7 @@ docs/teach/grader-for-courses.md "Untrusted servers"; tests/grader/check_contain
 Modes (--mode):
   setsid-children   starts 6 helpers in their own sessions (setsid: another process group and session, so a
                     kill of the server's group misses them), one of them a second copy of the server on
-                    another port, then runs the server in the foreground
+                    another port and its own database, then runs the server in the foreground
   daemonize         forks twice, as a classic daemon does: the server runs in a grandchild in its own session,
                     and the first process exits 0 at once
   stderr-flood      writes to stderr without end (1 GiB unless a limit stops it) while the server runs
@@ -41,10 +41,14 @@ def detach(argv):
 
 
 def server_on_other_port(server):
-    """The server's command with its --port replaced by 0 (the kernel picks one): a second copy that serves."""
+    """The server's command with its --port replaced by 0 (the kernel picks one) and a database of its own: a
+    second copy that serves. Not the same database: two servers on one file race for its locks at every
+    restart ("database is locked" at start), and which check met that race first would depend on timing."""
     out = list(server)
     if "--port" in out:
         out[out.index("--port") + 1] = "0"
+    if "--db" in out:
+        out[out.index("--db") + 1] += "-second-copy"
     return out
 
 
