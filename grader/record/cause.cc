@@ -20,8 +20,6 @@ constexpr std::array kCauses = {
     CauseInfo{KeysNotDurable, "keys-not-durable", "durable-keys"},
     CauseInfo{FingerprintUnstable, "fingerprint-unstable", "stable-fingerprint"},
     CauseInfo{NoLeaseOnLabClock, "no-lease-on-lab-clock", "lease"},
-    CauseInfo{KeysNotScoped, "keys-not-scoped", "scoped-keys"},
-    CauseInfo{NoKeyTtl, "no-key-ttl", "key-ttl"},
 };
 
 const CauseInfo& info(Cause cause) {

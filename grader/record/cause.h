@@ -20,8 +20,6 @@ enum class Cause {
   KeysNotDurable,        // the key table does not outlive a restart (kept in memory, or emptied at start)
   FingerprintUnstable,   // the same bytes fingerprint differently from one send to the next
   NoLeaseOnLabClock,     // an in_progress key never expires on the lab clock (no lease, or one on its own clock)
-  KeysNotScoped,         // another client's or endpoint's key decides a request
-  NoKeyTtl,              // keys never expire: storage grows forever
 };
 
 // The trait whose lack the cause claims ("" for Cause::None).

@@ -34,23 +34,24 @@ void listening_inodes(const char* table, int port, std::set<std::string>& inodes
 
 }  // namespace
 
-bool listens_in_tree(pid_t root, int port) {
+PortOwner port_owner(pid_t root, int port) {
   std::set<std::string> inodes;
   listening_inodes("/proc/net/tcp", port, inodes);
   listening_inodes("/proc/net/tcp6", port, inodes);
-  if (inodes.empty()) return false;
+  if (inodes.empty()) return PortOwner::Unknown;
   for (pid_t pid : tree_pids(root)) {
     try {  // a process may end while its descriptors are read: then it holds nothing
       std::error_code error;
       for (const auto& fd : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", error)) {
         std::error_code unreadable;
         const std::string target = std::filesystem::read_symlink(fd.path(), unreadable).string();
-        if (target.rfind("socket:[", 0) == 0 && inodes.count(target.substr(8, target.size() - 9))) return true;
+        if (target.rfind("socket:[", 0) == 0 && inodes.count(target.substr(8, target.size() - 9)))
+          return PortOwner::Tree;
       }
     } catch (const std::filesystem::filesystem_error&) {
     }
   }
-  return false;
+  return PortOwner::Another;
 }
 
 }  // namespace grader

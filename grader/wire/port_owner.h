@@ -1,6 +1,6 @@
 // port_owner.h: whose socket listens on a port. docs/teach/grader-for-courses.md "Untrusted servers".
 //
-//   if (!listens_in_tree(keeper_pid, 41234)) ...   // another program answers on that port, not our server
+//   if (port_owner(keeper_pid, 41234) == PortOwner::Another) ...   // another program answers there, not our server
 //
 // The grader picks a free port and gives it to the server it starts; between the pick and the server's own
 // bind, another program on the machine (another grading, running at the same time) may take it. A GET
@@ -14,8 +14,10 @@
 
 namespace grader {
 
-// Whether a process below `root` (grader/base/process_memory.h:tree_pids) holds the socket that listens on
-// TCP port `port`, on any local address. False when nothing listens there.
-bool listens_in_tree(pid_t root, int port);
+// Who holds the socket that listens on TCP port `port` (any local address): a process below `root`
+// (grader/base/process_memory.h:tree_pids), another one, or nobody the kernel's tables show (then nothing can be
+// said: no listener, or tables this process cannot read; a caller that was answered on the port keeps it).
+enum class PortOwner { Tree, Another, Unknown };
+PortOwner port_owner(pid_t root, int port);
 
 }  // namespace grader

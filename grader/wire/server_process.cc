@@ -273,8 +273,9 @@ bool ServerProcess::wait_healthy(std::string* why) {
       if (c->send_all(health.to_wire(address_), &error)) {
         auto res = c->read_response(kHealthRequestTimeout, &error);
         // Answered: by this server, or by another program that took its port first (port_owner.h)?
-        if (res && res->status == 200 && listens_in_tree(kept_.keeper, address_.port)) return true;
-        if (res && res->status == 200 && alive()) {
+        const bool stranger = res && res->status == 200 && port_owner(kept_.keeper, address_.port) == PortOwner::Another;
+        if (res && res->status == 200 && !stranger) return true;
+        if (stranger && alive()) {
           port_taken_by_another_ = true;
           *why = "GET /healthz on port " + std::to_string(address_.port) + " was answered by a process that is not "
                  "the server's: another program took the port first";

@@ -46,12 +46,13 @@ TEST_CASE("port owner: a port is the tree's only when a process below the root l
   }
   int child_port = 0;
   REQUIRE(::read(pipe_fds[0], &child_port, sizeof child_port) == sizeof child_port);
-  CHECK(grader::listens_in_tree(::getpid(), child_port));    // the child's socket: below this process
-  CHECK_FALSE(grader::listens_in_tree(::getpid(), own_port)); // this process's own: another program's to its tree
-  CHECK_FALSE(grader::listens_in_tree(child, child_port));    // nothing below the child
+  using grader::PortOwner;
+  CHECK(grader::port_owner(::getpid(), child_port) == PortOwner::Tree);  // the child's socket: below this process
+  CHECK(grader::port_owner(::getpid(), own_port) == PortOwner::Another); // this process's own: not below it
+  CHECK(grader::port_owner(child, child_port) == PortOwner::Another);    // nothing below the child
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
-  CHECK_FALSE(grader::listens_in_tree(::getpid(), child_port));  // nothing listens there any more
+  CHECK(grader::port_owner(::getpid(), child_port) == PortOwner::Unknown);  // nothing listens there any more
   ::close(own);
   ::close(pipe_fds[0]);
   ::close(pipe_fds[1]);

@@ -50,8 +50,7 @@ TEST_CASE("truth: the credited stage teaches a trait the server lacks (T1)") {
 TEST_CASE("truth: every trait a row lists, and every cause's trait, is one the table describes") {
   for (const auto& s : stage_servers())
     for (const auto& trait : s.does) CHECK_FALSE(trait.empty());
-  for (Cause c : {Cause::KeysNotDurable, Cause::FingerprintUnstable, Cause::NoLeaseOnLabClock, Cause::KeysNotScoped,
-                  Cause::NoKeyTtl}) {
+  for (Cause c : {Cause::KeysNotDurable, Cause::FingerprintUnstable, Cause::NoLeaseOnLabClock}) {
     const std::string trait(lacked_trait(c));
     CHECK(server("6").does.end() != std::find(server("6").does.begin(), server("6").does.end(), trait));
   }
