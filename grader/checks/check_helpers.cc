@@ -133,4 +133,13 @@ Anomaly anomaly_of_early_answer(CheckRun& run, const Exchange& x, const Intent& 
   return seen == 0 ? Anomaly::InFlightLie : seen > 1 ? Anomaly::DoubleApply : Anomaly::WrongStatus;
 }
 
+bool expect_held(CheckRun& run, const Exchange& x, const Attempt& repeat, Anomaly anomaly, const std::string& when) {
+  const std::size_t said = run.findings().size();
+  if (run.expect_status(x, repeat, {409}, "request-in-progress", anomaly)) return true;
+  if (run.findings().size() == said) return false;
+  run.add_to_last_finding(" (a repeat while the first request still ran, " + when + ")");
+  run.give_last_finding_lesson(4, kClaimHoldsHint);
+  return false;
+}
+
 }  // namespace grader

@@ -41,6 +41,15 @@ bool fail_if_refused_valid(CheckRun& run, const Attempt& attempt, const Exchange
 // no money in the ledger yet is the in-flight lie; one with a second transfer is a double apply.
 Anomaly anomaly_of_early_answer(CheckRun& run, const Exchange& x, const Intent& intent);
 
+constexpr const char* kClaimHoldsHint =
+    "claim the key as in_progress before the work; the claim answers every repeat 409 for --lease seconds of "
+    "the lab clock (read the flag in seconds), until the request completes it";
+// A repeat sent while the first request still ran, as a control before a check's own step (a clock moved,
+// another key failed): it must be 409. If not, the finding says when it was sent (`when`: "before the lab
+// clock moved"), and the check does not ask its own question, whose cause the control has not ruled out; the
+// finding is stage 4's lesson, with kClaimHoldsHint. Returns whether it held.
+bool expect_held(CheckRun& run, const Exchange& x, const Attempt& repeat, Anomaly anomaly, const std::string& when);
+
 // A request on its own thread (a slow first request), while the check goes on and sends its repeat.
 std::future<Exchange> send_in_background(CheckRun& run, const Attempt& attempt);
 

@@ -2,15 +2,25 @@
 #include "grader/checks/check_run.h"
 
 #include <algorithm>
+#include <cctype>
 #include <latch>
 #include <set>
 #include <thread>
 
 #include "grader/checks/check_helpers.h"
 #include "grader/record/audit.h"
+#include "grader/record/overlap.h"
 
 namespace grader {
 namespace {
+
+// The attempt asks the server to fail it (Lab-Fail: busy): its 503 is the one the check wanted.
+bool asks_for_failure(const Attempt& attempt) {
+  return std::any_of(attempt.extra.begin(), attempt.extra.end(), [](const auto& header) {
+    return std::equal(header.first.begin(), header.first.end(), std::string_view(kLabFail).begin(),
+                      std::string_view(kLabFail).end(), [](char a, char b) { return std::tolower(a) == std::tolower(b); });
+  });
+}
 
 // A client's patience in settle(): how long it keeps retrying, and how fast. The grader retries sooner
 // than a Retry-After of seconds would ask: the lab's delays are a few hundred milliseconds.
@@ -69,6 +79,16 @@ std::string shorten(std::string text, std::size_t max = 600) {
   return text;
 }
 
+// Stages 2 and 3 answer a repeat 200 {"status": "already processed"} (openapi.yaml, AlreadyProcessed).
+bool is_already_processed(const HttpResponse& res) {
+  try {
+    auto j = nlohmann::json::parse(res.body);
+    return j.is_object() && j.contains("status") && j["status"] == "already processed";
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 std::string problem_type_of(const HttpResponse& res) {
@@ -109,6 +129,7 @@ CheckRun::CheckRun(const Check& check, Target& target, History& history, std::ui
       world_(api_, rng_, nonce),
       deadline_(std::chrono::steady_clock::now() + check.time_bound),
       in_flight_(history) {
+  api_.set_being_served([this] { return being_served(history_.of_check(check_.name)); });
   ledger_start_ = api_.ledger_end(ledger_known_end);
 }
 
@@ -319,6 +340,12 @@ void CheckRun::add_to_last_finding(const std::string& words) {
   if (!findings_.empty()) findings_.back().what += words;
 }
 
+void CheckRun::give_last_finding_lesson(int stage, const std::string& hint) {
+  if (findings_.empty() || !findings_.back().hint.empty()) return;
+  findings_.back().fixed_by = stage;
+  findings_.back().hint = hint;
+}
+
 Finding CheckRun::finding_with_evidence(Anomaly anomaly, std::string what, const Attempt* attempt,
                                         const Exchange* x, std::string expected) {
   std::string hint;
@@ -341,6 +368,20 @@ Finding CheckRun::finding_with_evidence(Anomaly anomaly, std::string what, const
   if (x) {
     std::lock_guard lock(ops_mutex_);
     if (auto it = op_of_exchange_.find(x->done_ns); it != op_of_exchange_.end()) ops.push_back(it->second);
+  }
+  // A 503 nobody asked for (no Lab-Fail), answered while other requests of this check were being served: what
+  // the check expected instead is beside the point, and so is its lesson (grader/record/overlap.h).
+  if (x && x->response && x->response->status == 503 && !ops.empty() &&
+      !(attempt && asks_for_failure(*attempt))) {
+    if (const int beside = others_served_beside(history_.of_check(check_.name), ops.front()); beside > 0) {
+      anomaly = Anomaly::WrongStatus;
+      what += "; this 503 came while " + std::to_string(beside) + " other request" + (beside == 1 ? "" : "s") +
+              " of this check " + (beside == 1 ? "was" : "were") +
+              " being served, and no Lab-Fail asked for one: the server fails a request that overlaps another "
+              "(do its threads share one database connection with no lock around it?), or its database stayed "
+              "busy longer than it waits";
+      hint = kOverlapped503Hint;
+    }
   }
   return Finding{.anomaly = anomaly,
                  .what = std::move(what),
@@ -440,6 +481,43 @@ void CheckRun::report_identical_refused(const std::string& who, const Attempt& a
   add_finding(std::move(finding));
 }
 
+bool CheckRun::first_send_of_its_key(const Exchange& x) {
+  std::int64_t op = 0;
+  {
+    std::lock_guard lock(ops_mutex_);
+    if (auto it = op_of_exchange_.find(x.done_ns); it != op_of_exchange_.end()) op = it->second;
+  }
+  if (op == 0) return false;
+  const std::vector<Event> events = history_.of_check(check_.name);
+  std::optional<std::string> key;
+  for (const Event& e : events)
+    if (e.type == EventType::Invoke && e.op == op) key = e.key;
+  if (!key) return false;
+  return std::none_of(events.begin(), events.end(), [&](const Event& e) {
+    return e.type == EventType::Invoke && e.op < op && e.key == key;
+  });
+}
+
+// Stage 2's answer to a repeat, given to a key never sent before: the server took another failure of its
+// transaction (a CHECK on the balance, NOT NULL, a foreign key) for the key's UNIQUE violation. Said so, as
+// stage 2's lesson (docs/learn/stage-2-unique-key.md, hints), whatever outcome the check expected.
+void CheckRun::report_fresh_key_as_repeat(const std::string& who, const Attempt& a, const Exchange& x,
+                                          const std::string& want) {
+  Finding finding = finding_with_evidence(
+      Anomaly::WrongStatus,
+      who + "answered 200 {\"status\":\"already processed\"}, the answer to a repeat, but this was the first "
+            "request ever sent with its key: the server took another failure of the request (an integrity error "
+            "such as a CHECK on the balance, NOT NULL or a foreign key?) for the key's UNIQUE violation",
+      &a, &x, want);
+  if (!finding.hint.empty()) return add_finding(std::move(finding));
+  finding.hint = "only the key table's UNIQUE violation means a repeat: tell it apart from every other integrity "
+                 "error of the transaction by its code (SQLite: SQLITE_CONSTRAINT_UNIQUE), and answer the others "
+                 "as what they are";
+  finding.fixed_by = 2;
+  if (a.intent) answered_as_repeat_.insert(a.intent->id);
+  add_finding(std::move(finding));
+}
+
 bool CheckRun::expect_status(const Exchange& x, const Attempt& a, std::initializer_list<int> statuses,
                              const std::string& problem_type, Anomaly anomaly) {
   std::string want;
@@ -462,6 +540,10 @@ bool CheckRun::expect_status(const Exchange& x, const Attempt& a, std::initializ
         a.content_type == a.intent->attempt().content_type &&
         problem_type_of(*x.response) == "idempotency-key-reused") {
       report_identical_refused(who, a, x, want);
+      return false;
+    }
+    if (x.response->status == 200 && is_already_processed(*x.response) && first_send_of_its_key(x)) {
+      report_fresh_key_as_repeat(who, a, x, want);
       return false;
     }
     fail(anomaly, who + "answered " + std::to_string(x.response->status) + ", expected " + want, &a, &x, want);
@@ -539,6 +621,10 @@ void CheckRun::finish() {
   after_ = now.balances;
   auto found = audit(world_.intents(), world_.accounts(), history_.of_check(check_.name), now.ledger, after_);
   findings_.insert(findings_.end(), found.begin(), found.end());
+  // A success without money for an intent whose first request was answered as a repeat has that one cause,
+  // stage 2's lesson (report_fresh_key_as_repeat), not the check's.
+  for (Finding& f : findings_)
+    if (f.anomaly == Anomaly::LostWrite && answered_as_repeat_.count(f.intent) && f.fixed_by < 0) f.fixed_by = 2;
 }
 
 }  // namespace grader

@@ -117,6 +117,9 @@ class CheckRun {
                      const std::string& problem_type = "", Anomaly anomaly = Anomaly::WrongStatus);
   // Appends words to the last finding's `what`: the case a loop was trying when it failed (" (amount 0)").
   void add_to_last_finding(const std::string& words);
+  // The last finding is an earlier lesson's than the check's (a control step failed): that stage and its hint.
+  // Not for a finding that already has a hint of its own (a transport fault, a 503 beside other requests).
+  void give_last_finding_lesson(int stage, const std::string& hint);
   const std::vector<Finding>& findings() const { return findings_; }
 
   // After the body: waits for every request the check sent to end, reads the ledger and the balances
@@ -160,7 +163,11 @@ class CheckRun {
   // The history op each recorded exchange completed, by the exchange's done_ns: a finding with an exchange
   // as evidence names its op, so the report's timeline marks that attempt (grader/report/timeline_svg.h).
   void remember_op(const Exchange& x, std::int64_t op);
-  bool key_shared(const Intent& intent) const;  // another intent of the check was sent with its key
+  bool key_shared(const Intent& intent) const;
+  // No request of this check was sent with the exchange's key before it (its op, by the history).
+  bool first_send_of_its_key(const Exchange& x);
+  void report_fresh_key_as_repeat(const std::string& who, const Attempt& attempt, const Exchange& x,
+                                  const std::string& want);  // another intent of the check was sent with its key
   std::mutex ops_mutex_;
   std::map<std::int64_t, std::int64_t> op_of_exchange_;  // guarded by ops_mutex_ (bursts record from threads)
 
@@ -179,6 +186,7 @@ class CheckRun {
   std::optional<std::size_t> stuck_finding_;  // the stuck-key finding, said once; more add to its count
   int stuck_count_ = 0;
   bool identical_refused_said_ = false;
+  std::set<std::string> answered_as_repeat_;  // intents whose first request was answered "already processed"
   // A changed body answered 409: whether an identical retry showed the key in progress too (true: stuck), or
   // answered it (false: 409 is this server's answer to another body, said once). Unset until tried.
   std::optional<bool> changed_body_409_stuck_;

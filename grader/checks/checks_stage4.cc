@@ -29,6 +29,18 @@ void in_flight_repeat(CheckRun& run) {
     const Anomaly early = anomaly_of_early_answer(run, x, pay);  // the ledger now, while the first sleeps
     Exchange original = first.get();
     if (auto timing = timing_of(x, original); timing != RepeatTiming::InFlight) return timing;
+    if (is_success(x) && is_in_progress(original)) {
+      // The first request was fenced out by its own repeat: so a claim existed, and it ended early.
+      run.fail(early,
+               "intent " + pay.id + ": the repeat, sent " + std::to_string(kRepeatAfter.count()) +
+                   " ms after the first request while it still ran, was answered " + std::to_string(status_of(x)) +
+                   ", and the first request was then answered 409: the repeat took the key over from a live " +
+                   "request. The key was claimed, but the claim lasted under a second on a server started with " +
+                   "--lease " + std::to_string(run.target().facts().lease_seconds) +
+                   " (a lease counted in another unit, or on another clock?)",
+               &repeat, &x, "409 request-in-progress while the first request runs");
+      return RepeatTiming::InFlight;
+    }
     if (run.expect_status(x, repeat, {409}, "request-in-progress", early)) {
       if (!x.response->header("Retry-After"))
         run.fail(Anomaly::ContractShape, "409 without a Retry-After header", &repeat, &x);
@@ -206,6 +218,14 @@ void takeover_holds_lease(CheckRun& run) {
     const int delay_ms = real_time ? kRealLeaseSlowFirstDelayMs : kSlowFirstDelayMs;
     auto [pay, slow, first] = send_slow_first(run, accounts, delay_ms);
     std::this_thread::sleep_for(kRepeatAfter);
+    // The control: the first claim holds while its lease lasts. Only then can the takeover's be blamed.
+    Attempt control = pay.attempt();
+    if (Exchange held = run.send(control); !is_in_progress(held)) {
+      const Anomaly early = anomaly_of_early_answer(run, held, pay);
+      observe_if_success(run, first.get(), pay);
+      expect_held(run, held, control, early, "before the lab clock moved");
+      return;
+    }
     run.advance_past_lease();
     if (real_time) run.wait_out_lease_in_real_time();
     // The takeover, slow as well, so that it still holds the key when the third attempt comes.
@@ -229,19 +249,32 @@ void takeover_holds_lease(CheckRun& run) {
   if (is_success(third))
     run.fail(Anomaly::WrongStatus,
              "in " + std::to_string(kInFlightRounds) + " rounds, a retry sent while the request that had taken " +
-                 "the claim over still ran took it over again: a takeover gets no lease of its own, so every " +
-                 "retry fences out the holder before it and a slow request never finishes",
+                 "the claim over still ran took it over again, though the first claim had held against a repeat " +
+                 "before its lease ran out: a takeover gets no lease of its own, so every retry fences out the " +
+                 "holder before it and a slow request never finishes",
              &third_attempt, &third, "409 request-in-progress: the takeover holds the key for a lease");
   else
     run.expect_status(third, third_attempt, {409}, "request-in-progress");
 }
 
 // A 503 frees the failed request's own claim and nothing else: another key in flight stays in progress.
+// A repeat before the 503 is the control: only if it was told 409 can a repeat after it blame the release
+// (a claim that does not hold at all, or a lease far shorter than --lease, fails the control too).
 void busy_frees_only_its_key(CheckRun& run) {
   const TwoAccounts accounts = client_with_two_accounts(run, "alice");
   const bool seen = with_growing_delay(run, [&](int times) {
     auto [pay, sent, first] = send_slow_first(run, accounts, grown_delay(kSlowFirstDelayMs, times));
     std::this_thread::sleep_for(kRepeatAfter);  // the first has claimed its key and sleeps
+    Attempt control = pay.attempt();
+    Exchange held = run.send(control);
+    if (!is_in_progress(held)) {
+      const Anomaly early = anomaly_of_early_answer(run, held, pay);
+      Exchange original = first.get();
+      observe_if_success(run, original, pay);
+      if (auto timing = timing_of(held, original); timing != RepeatTiming::InFlight) return timing;
+      expect_held(run, held, control, early, "before any other request failed");
+      return RepeatTiming::InFlight;
+    }
     Intent& other = run.world().transfer(*accounts.owner, *accounts.from, *accounts.to,
                                          affordable_amount(run, *accounts.from));
     Attempt busy = other.attempt().with_header(kLabFail, "busy");
@@ -253,10 +286,12 @@ void busy_frees_only_its_key(CheckRun& run) {
     observe_if_success(run, original, pay);
     observe_if_success(run, failed, other);
     if (auto timing = timing_of(x, original); timing != RepeatTiming::InFlight) return timing;
-    if (status_of(failed) == 503 && !is_in_progress(x))
+    if (status_of(failed) == 503 && status_of(x) == 503)
+      run.expect_status(x, repeat, {409}, "request-in-progress");  // a 503 of its own: said as such
+    else if (status_of(failed) == 503 && !is_in_progress(x))
       run.fail(early, "after another key's request failed with 503, a repeat of this key, whose first request " +
-                          std::string("still ran, was not told 409: freeing the failed claim freed this one too ") +
-                          "(is the release's condition only its own row?)",
+                          std::string("still ran, was not told 409, though a repeat just before the 503 was: ") +
+                          "freeing the failed claim freed this one too (is the release's condition only its own row?)",
                &repeat, &x, "409 request-in-progress");
     return RepeatTiming::InFlight;
   });

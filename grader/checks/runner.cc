@@ -2,8 +2,16 @@
 #include "grader/checks/runner.h"
 
 #include "grader/checks/check_run.h"
+#include "grader/record/overlap.h"
 
 namespace grader {
+namespace {
+
+constexpr const char* kHungServerHint =
+    "a server that stops answering is stuck: a lock or a transaction a request left held, or two locks taken in "
+    "opposite orders by two requests; every request must end, and let go of what it holds, on every path";
+
+}  // namespace
 
 std::vector<const Check*> select_checks(const std::vector<Check>& all, const Selection& selection) {
   std::vector<const Check*> out;
@@ -62,7 +70,20 @@ CheckOutcome run_one(Target& target, History& history, const Check& check, const
     } catch (const CheckAborted& e) {
       run.fail(Anomaly::NoResponse, std::string("the check could not go on: ") + e.what());
     } catch (const ApiError& e) {
-      run.fail(Anomaly::ContractShape, std::string("an admin or read call failed: ") + e.what());
+      if (e.requests_being_served > 0)  // a 503 beside the check's requests (grader/record/overlap.h)
+        run.add_finding({.anomaly = Anomaly::WrongStatus,
+                         .what = std::string("an admin or read call failed: ") + e.what() +
+                                 ": the server fails a request that overlaps another (do its threads share one "
+                                 "database connection with no lock around it?), or its database stayed busy "
+                                 "longer than it waits",
+                         .hint = kOverlapped503Hint});
+      else if (e.no_response)  // no answer at all is not a shape: say what was seen
+        run.add_finding({.anomaly = Anomaly::NoResponse,
+                         .what = std::string("an admin or read call got no answer: ") + e.what() +
+                                 ": the server stopped answering (it may have hung on a request before it)",
+                         .hint = kHungServerHint});
+      else
+        run.fail(Anomaly::ContractShape, std::string("an admin or read call failed: ") + e.what());
     }
     run.finish();
     outcome.note = run.caveat().empty() ? stopped : stopped.empty() ? run.caveat() : stopped + "\n" + run.caveat();
@@ -70,8 +91,14 @@ CheckOutcome run_one(Target& target, History& history, const Check& check, const
     outcome.before = run.balances_before();
     outcome.after = run.balances_after();
   } catch (const std::exception& e) {
-    // No CheckRun is left to add it: the check could not start, or its audit could not finish.
-    outcome.findings.push_back({.anomaly = Anomaly::NoResponse, .what = std::string("the check stopped: ") + e.what()});
+    // No CheckRun is left to add it: the check could not start, or its audit could not finish. A server that
+    // answers nothing any more is not the check's lesson: it hung, here or before.
+    const auto* api = dynamic_cast<const ApiError*>(&e);
+    outcome.findings.push_back(
+        {.anomaly = Anomaly::NoResponse,
+         .what = std::string("the check stopped: ") + e.what() +
+                 (api && api->no_response ? ": the server stopped answering (it may have hung on a request before it)" : ""),
+         .hint = api && api->no_response ? kHungServerHint : ""});
     outcome.note = target.can_restart() ? "server stderr (last lines):\n" + (own ? *own : target).stderr_tail() : "";
   }
   if (own) own->stop();

@@ -80,6 +80,7 @@ const AnomalyInfo& info(Anomaly anomaly) {
 std::string_view name(Anomaly anomaly) { return info(anomaly).name; }
 
 int fixing_stage(const Finding& finding, int check_stage) {
+  if (finding.fixed_by >= 0) return finding.fixed_by;
   const int own = info(finding.anomaly).fixed_by;
   return finding.hint.empty() && check_stage > 0 ? check_stage : own;
 }

@@ -73,6 +73,10 @@ struct Finding {
   // The cause its words claim, once the grader has ruled the others out by trying (cause.h); None: it claims
   // none. The truth table (truth.h) holds it to what the server truly does.
   Cause cause = Cause::None;
+  // The stage whose lesson fixes it when that is neither the check's nor the anomaly's own: a control step
+  // inside a later stage's check that shows an earlier lesson missing (a claim that does not hold at all,
+  // seen in stage 6's check of expiring claims). -1: fixing_stage decides.
+  int fixed_by = -1;
 };
 
 // The stage whose lesson fixes this finding, 0 for the contract. The same anomaly has different cures: a
@@ -80,7 +84,7 @@ struct Finding {
 // lesson (the key and the money in one transaction), not stage 4's. The check's stage is where its lesson is,
 // so it fixes the check's findings; unless the finding has a hint of its own, which says it is not about the
 // check's lesson (a contract field, a transport fault, a key not kept at all): then the anomaly's own stage.
-// A contract check (stage 0) is fixed where its anomaly is taught.
+// A contract check (stage 0) is fixed where its anomaly is taught. A finding's own fixed_by comes first.
 int fixing_stage(const Finding& finding, int check_stage);
 
 // Every anomaly, for the chapter and --help.

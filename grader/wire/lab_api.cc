@@ -33,6 +33,12 @@ HttpResponse expect_status(HttpResponse res, int status, const std::string& call
   return res;
 }
 
+[[noreturn]] void throw_no_response(const std::string& call, const Exchange& x) {
+  ApiError error(call + ": no response (" + x.error + ")");
+  error.no_response = true;
+  throw error;
+}
+
 }  // namespace
 
 nlohmann::json json_body_or_throw(const HttpResponse& res, const std::string& call) {
@@ -43,18 +49,32 @@ nlohmann::json json_body_or_throw(const HttpResponse& res, const std::string& ca
   }
 }
 
+// No admin or read call asks for a 503. One that comes while the caller's requests are being served is
+// said with that count: the server may fail a request that overlaps another (grader/record/overlap.h).
+void LabApi::refuse_busy_beside_requests(const std::string& call, const HttpResponse& res) const {
+  if (res.status != 503 || !being_served_) return;
+  const int beside = being_served_();
+  if (beside == 0) return;
+  ApiError error(call + " answered 503 while " + std::to_string(beside) + " request" + (beside == 1 ? "" : "s") +
+                 " of this check " + (beside == 1 ? "was" : "were") + " being served: " + shown(res.body));
+  error.requests_being_served = beside;
+  throw error;
+}
+
 HttpResponse LabApi::admin(const std::string& method, const std::string& path, const std::string& body) {
   HttpRequest req{method, path, {{"Authorization", "Bearer " + target_.admin_token()}}, body};
   if (!body.empty()) req.headers.emplace_back("Content-Type", "application/json");
   Exchange x = exchange(target_.address(), req);
-  if (!x.response) throw ApiError(method + " " + path + ": no response (" + x.error + ")");
+  if (!x.response) throw_no_response(method + " " + path, x);
+  refuse_busy_beside_requests(method + " " + path, *x.response);
   return *x.response;
 }
 
 HttpResponse LabApi::as_client(const std::string& token, const std::string& method, const std::string& path) {
   HttpRequest req{method, path, {{"Authorization", "Bearer " + token}}, ""};
   Exchange x = exchange(target_.address(), req);
-  if (!x.response) throw ApiError(method + " " + path + ": no response (" + x.error + ")");
+  if (!x.response) throw_no_response(method + " " + path, x);
+  refuse_busy_beside_requests(method + " " + path, *x.response);
   return *x.response;
 }
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -25,6 +26,11 @@ namespace grader {
 
 struct ApiError : std::runtime_error {
   using std::runtime_error::runtime_error;
+  // A 503 answered to this call while requests the grader had sent were still being served (set_being_served):
+  // the server may fail a request that overlaps another, which the finding says instead of a contract fault.
+  int requests_being_served = 0;
+  // No answer came at all (not a wrong one): the server may have hung, which is no fault of the call's shape.
+  bool no_response = false;
 };
 
 struct ClientInfo {
@@ -67,9 +73,13 @@ class LabApi {
   std::vector<LedgerEntry> ledger_after(std::int64_t after_id);
   std::int64_t ledger_end(std::int64_t known_end = 0);  // the highest entry id now, paging from known_end
   std::int64_t advance_clock_ms(std::int64_t ms);
+  // How many requests of the caller's are being served now, asked when a call is answered 503.
+  void set_being_served(std::function<int()> count) { being_served_ = std::move(count); }
 
  private:
+  void refuse_busy_beside_requests(const std::string& call, const HttpResponse& res) const;
   Target& target_;
+  std::function<int()> being_served_;
 };
 
 // Parses a JSON body or throws ApiError naming the call.

@@ -43,6 +43,14 @@ Faults (--fault, one or none):
                       stored_statuses: a policy that promises replays the server does not mark
   no-after-commit     drops the header "Lab-Crash: after-commit-N" before forwarding: a server that never
                       implemented that lab control
+  lockless            answers a POST that comes while another POST is being served 503 service-unavailable,
+                      "cannot start a transaction within a transaction", without forwarding it: a server whose
+                      threads share one database connection with no lock around it
+  deadlock-on-overlap when a POST comes while another is being served, neither is answered, nor any request
+                      after them: a server whose threads take two locks in opposite orders
+  overdraft-as-repeat answers 200 {"status":"already processed"} where the server answered a POST 402
+                      insufficient-funds: a server that reads every integrity error of its transaction (a
+                      CHECK on the balance too) as the key's UNIQUE violation, so an overdraft is "a repeat"
 and how it accepts connections:
   --backlog N         the listen backlog (default 128); Python's http.server uses 5
   --serial            one request at a time on one thread, as http.server.HTTPServer does
@@ -117,6 +125,8 @@ class Proxy:
         self.answered = {}  # late-repeats: Idempotency-Key value -> set once its first request is answered
         self.first_body = {}  # changed-body-409, refuse-repeats: Idempotency-Key value -> the body first sent with it
         self.stored_503 = {}  # stores-503: Idempotency-Key value -> the 503 answered to it
+        self.posts_in_flight = 0  # lockless, deadlock-on-overlap: POSTs being served now (guarded by lock)
+        self.deadlocked = threading.Event()  # deadlock-on-overlap: two POSTs met; nothing is answered again
 
     def forward(self, raw):
         with socket.create_connection(("127.0.0.1", self.backend_port)) as backend:
@@ -146,6 +156,33 @@ class Proxy:
         key = header(head, "Idempotency-Key") if method == "POST" else None
         if self.fault == "hang-after-402" and self.hanging.is_set() and path in ("/transfers", "/payouts"):
             threading.Event().wait()  # for ever: the grader gives up and closes the connection
+        if self.fault in ("lockless", "deadlock-on-overlap") and method == "POST":
+            with self.lock:
+                overlap = self.posts_in_flight > 0
+                self.posts_in_flight += 1
+            try:
+                if self.fault == "deadlock-on-overlap" and overlap:
+                    self.deadlocked.set()
+                if self.deadlocked.is_set():
+                    threading.Event().wait()  # for ever
+                if overlap:
+                    problem = json.dumps({"type": "/problems/service-unavailable", "title": "Service Unavailable",
+                                          "status": 503,
+                                          "detail": "cannot start a transaction within a transaction"}).encode()
+                    return build("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\n"
+                                 "Retry-After: 1\r\nConnection: close", problem)
+                response = self.answer_now(head, body, method, path, key)
+                if self.deadlocked.is_set():
+                    threading.Event().wait()  # the first of the two never finishes either
+                return response
+            finally:
+                with self.lock:
+                    self.posts_in_flight -= 1
+        if self.deadlocked.is_set():
+            threading.Event().wait()  # for ever: the deadlocked server answers nothing again
+        return self.answer_now(head, body, method, path, key)
+
+    def answer_now(self, head, body, method, path, key):
         if self.fault == "refuse-repeats" and key is not None:
             with self.lock:
                 repeat = key in self.first_body
@@ -194,6 +231,9 @@ class Proxy:
                 self.by_key.setdefault(key, (res_head, res_body))
         if self.fault == "hang-after-402" and status == "402":
             self.hanging.set()
+        if self.fault == "overdraft-as-repeat" and status == "402":
+            res_head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close"
+            res_body = json.dumps({"status": "already processed"}).encode()
         if self.fault == "next-on-full-page" and path.startswith("/admin/ledger") and status == "200":
             page = json.loads(res_body)
             query = dict(pair.split("=") for pair in path.partition("?")[2].split("&") if "=" in pair)
@@ -267,7 +307,8 @@ def main():
     parser.add_argument("--fault", choices=["leak-replays", "no-balance-after", "other-409", "next-on-full-page",
                                             "hang-after-402", "late-repeats", "padded-answers", "header-flood",
                                             "replayed-capitalised", "changed-body-409", "refuse-repeats",
-                                            "policy-nulls", "stores-503", "no-replay-header", "no-after-commit"])
+                                            "policy-nulls", "stores-503", "no-replay-header", "no-after-commit",
+                                            "lockless", "deadlock-on-overlap", "overdraft-as-repeat"])
     parser.add_argument("--backlog", type=int, default=128)
     parser.add_argument("--serial", action="store_true")
     parser.add_argument("--max-in-flight", type=int)
