@@ -1,0 +1,143 @@
+// contract.cc: the Model's set of worlds, stepped by each request and pruned by each answer (contract.h).
+#include "grader/model/contract.h"
+
+#include <algorithm>
+#include <set>
+
+#include "grader/model/rules.h"
+
+namespace grader::model {
+
+Model::Model(int stage, Settings settings) : stage_(stage), settings_(std::move(settings)) {
+  // One world per choice of the lessons beyond the stage; a lesson other than the key table needs it.
+  std::vector<int> relaxed;
+  for (const LessonRow& row : kLessons)
+    if (!required_at(stage_, row.lesson)) relaxed.push_back(static_cast<int>(row.lesson));
+  for (unsigned mask = 0; mask < (1u << relaxed.size()); ++mask) {
+    World w;
+    for (const LessonRow& row : kLessons) w.lessons[static_cast<int>(row.lesson)] = required_at(stage_, row.lesson);
+    for (std::size_t k = 0; k < relaxed.size(); ++k)
+      if (mask & (1u << k)) w.lessons[static_cast<std::size_t>(relaxed[k])] = true;
+    bool any = std::any_of(w.lessons.begin() + 1, w.lessons.end(), [](bool b) { return b; });
+    if (any && !has(w.lessons, Lesson::Keys)) continue;
+    worlds_.push_back(w);
+  }
+  // The stage's own behaviour first: a refusal is explained by the world with the fewest relaxed lessons.
+  std::stable_sort(worlds_.begin(), worlds_.end(), [](const World& a, const World& b) {
+    return std::count(a.lessons.begin(), a.lessons.end(), true) < std::count(b.lessons.begin(), b.lessons.end(), true);
+  });
+}
+
+void Model::send(int id, const Request& request) {
+  last_real_ms_ = std::max(last_real_ms_, request.real_ms);
+  for (World& w : worlds_) w.flights.push_back(Flight{.id = id, .request = request, .offset_at_send = w.offset_ms,
+                                                      .phase = Flight::Phase::Pending, .client = 0, .money = {},
+                                                      .row = 0, .fence = 0, .expect = {}});
+}
+
+Judgement Model::judge(const Request& request, const Answer& observed) {
+  int id = next_auto_id_++;
+  send(id, request);
+  return answer(id, observed);
+}
+
+// Every other request in flight may have moved on by now: by none, one or both of its steps.
+std::vector<World> Model::advance_others(const World& w, int except, std::int64_t now) const {
+  std::vector<World> out{w};
+  for (const Flight& f : w.flights) {
+    if (f.id == except) continue;
+    std::vector<World> next;
+    for (const World& x : out) {
+      next.push_back(x);
+      const Flight* g = const_cast<World&>(x).flight(f.id);
+      if (g == nullptr || g->phase == Flight::Phase::Done) continue;
+      std::vector<World> one = g->phase == Flight::Phase::Pending ? arrive(x, f.id, settings_, now) : finish(x, f.id, settings_, now);
+      for (const World& y : one) {
+        next.push_back(y);
+        const Flight* h = const_cast<World&>(y).flight(f.id);
+        if (h->phase == Flight::Phase::Holding)
+          for (World& z : finish(y, f.id, settings_, now)) next.push_back(std::move(z));
+      }
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+void Model::keep(std::vector<World>& next) {
+  std::set<std::string> seen;
+  std::vector<World> kept;
+  for (World& w : next) {
+    if (!seen.insert(w.key()).second) continue;
+    if (kept.size() == settings_.max_worlds) { capped_ = true; break; }
+    kept.push_back(std::move(w));
+  }
+  worlds_ = std::move(kept);
+}
+
+Judgement Model::answer(int id, const Answer& observed) {
+  std::vector<World> next;
+  Judgement refusal;
+  refusal.allowed = false;
+  std::set<std::string> words;
+  bool closest = false;
+  for (const World& w : worlds_) {
+    for (const World& x : advance_others(w, id, last_real_ms_)) {
+      // This request's own steps, to the end.
+      std::vector<World> ends;
+      const Flight* f = const_cast<World&>(x).flight(id);
+      if (f == nullptr) continue;
+      std::vector<World> stepped = f->phase == Flight::Phase::Pending ? arrive(x, id, settings_, last_real_ms_) : std::vector<World>{x};
+      for (World& y : stepped) {
+        if (y.flight(id)->phase == Flight::Phase::Holding) {
+          for (World& z : finish(y, id, settings_, last_real_ms_)) ends.push_back(std::move(z));
+        } else {
+          ends.push_back(std::move(y));
+        }
+      }
+      for (World& z : ends) {
+        Expect e = z.flight(id)->expect;
+        std::string why = match(e, observed, z);
+        if (why.empty()) {
+          std::erase_if(z.flights, [&](const Flight& g) { return g.id == id; });
+          next.push_back(std::move(z));
+        } else {
+          // The rule named is the first world's, unless a later one expected the status that came: that
+          // world's rule says best what is wrong with this answer.
+          bool closer = !closest && e.status == observed.status;
+          if (refusal.rule.empty() || closer) {
+            closest = closest || closer;
+            const Rule& r = rule(e.rule);
+            refusal.rule = r.id;
+            refusal.rule_text = r.text;
+            refusal.chapter = r.chapter;
+            refusal.observed = why;
+          }
+          if (words.size() < 4) words.insert(describe(e, z));
+        }
+      }
+    }
+  }
+  if (next.empty()) {
+    for (const std::string& w : words) refusal.allowed_words += (refusal.allowed_words.empty() ? "" : "; or ") + w;
+    refusal.capped = capped_;
+    return refusal;  // the worlds stay as they were: the history diverged here
+  }
+  keep(next);
+  Judgement ok;
+  ok.capped = capped_;
+  return ok;
+}
+
+void Model::restart() {
+  for (World& w : worlds_) {
+    w.alive = true;
+    w.flights.clear();  // what was in flight died with the process
+    for (KeyRow& r : w.keys) r.holder = -1;
+    if (!has(w.lessons, Lesson::Keys)) w.keys.clear();
+  }
+  std::vector<World> same = std::move(worlds_);
+  keep(same);
+}
+
+}  // namespace grader::model

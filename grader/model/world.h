@@ -1,0 +1,84 @@
+// world.h: one state the server may be in, as far as the model can tell: its bank, its key table, the
+// requests still in flight, whether it is up, the lab clock's offset, and the lessons it does. The Model
+// (contract.h) keeps a set of these; each is plain data, compared by key() to drop duplicates.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "grader/model/bank.h"
+#include "grader/model/keys.h"
+#include "grader/model/lessons.h"
+#include "grader/model/message.h"
+#include "grader/model/settings.h"
+
+namespace grader::model {
+
+// What an answer may be, as one world sees it: its kind, and what the kind needs to check it.
+struct Expect {
+  enum class Kind {
+    NoAnswer,          // the process died (or was down) before answering
+    Problem,           // status + one of problems
+    Created,           // 201: the ledger entry `entry`
+    AlreadyProcessed,  // 200 {"status":"already processed"} (stages 2-3)
+    Rebuilt,           // stage 4: the completed row's outcome, rendered again
+    Replay,            // stage 5: the completed row's first answer, byte for byte
+    AccountBalance,    // 200 GET /accounts/{id}
+    ClientCreated,     // 201 POST /admin/clients
+    AccountCreated,    // 201 POST /admin/accounts
+    ClockMoved,        // 200 POST /admin/clock
+  };
+  Kind kind = Kind::NoAnswer;
+  const char* rule = "M19";
+  int status = 0;
+  std::vector<std::string> problems;  // Problem: the types allowed
+  bool retry_after = false;           // Problem: the header is required (409, 503)
+  bool www_authenticate = false;      // Problem: 401
+  std::size_t entry = 0;              // Created, Rebuilt/Replay of a 201
+  std::int64_t row = 0;               // Rebuilt, Replay: the row; Created/Problem: the row whose first answer it is (0: none)
+  bool may_be_lost = false;           // the process died after the effects: no answer is allowed too
+  std::int64_t account = 0;           // AccountBalance
+  std::string new_account_currency;   // AccountCreated
+  std::int64_t new_account_client = 0, new_account_balance = 0;
+  std::int64_t advance_ms = 0;        // ClockMoved
+};
+
+struct Flight {
+  int id = 0;
+  Request request;
+  std::int64_t offset_at_send = 0;
+  enum class Phase { Pending, Holding, Done } phase = Phase::Pending;
+  std::int64_t client = 0;
+  MoneyRequest money;  // Holding: the valid request it runs
+  std::int64_t row = 0;  // Holding: its claim (0: no key table)
+  int fence = 0;
+  Expect expect;       // Done
+};
+
+struct World {
+  Lessons lessons{};
+  Bank bank;
+  std::vector<KeyRow> keys;
+  std::int64_t next_row = 1;
+  std::vector<Flight> flights;
+  bool alive = true;
+  std::int64_t offset_ms = 0;  // what POST /admin/clock moved, in ms
+
+  KeyRow* row(std::int64_t id);
+  Flight* flight(int id);
+  std::string key() const;  // equal keys: equal worlds
+};
+
+
+// The two steps of a request: reaching the key table (arrive), and the money (finish). Each returns every
+// world the step may lead to; the flight is Done in it, or Holding after arrive.
+std::vector<World> arrive(const World& w, int flight, const Settings& settings, std::int64_t now_real_ms);
+std::vector<World> finish(const World& w, int flight, const Settings& settings, std::int64_t now_real_ms);
+
+// Does the answer agree with the expectation? Empty when it does; else what disagrees. An agreeing answer
+// may teach the world what the contract left open (an id, a token, the first answer's bytes).
+std::string match(const Expect& expect, const Answer& answer, World& world);
+std::string describe(const Expect& expect, const World& world);
+
+}  // namespace grader::model

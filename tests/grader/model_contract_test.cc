@@ -1,0 +1,256 @@
+// model_contract_test.cc: the model's rules (grader/model/contract.h), each set up directly as a short
+// history of requests and answers, and each shown allowed and refused; and the stage relaxation: the same
+// history refused at stage 6 and allowed at stage 2.
+#include "grader/model/contract.h"
+
+#include <string>
+
+#include <catch2/catch.hpp>
+
+using namespace grader::model;
+
+namespace {
+
+const std::string kTransfer = R"({"from_account":1,"to_account":2,"amount":1500,"currency":"USD"})";
+
+Request post(const std::string& path, const std::string& body, const std::string& token, std::vector<Header> extra = {}) {
+  Request r{.method = "POST", .path = path, .headers = {{"Content-Type", "application/json"}}, .body = body, .real_ms = 0};
+  if (!token.empty()) r.headers.push_back({"Authorization", "Bearer " + token});
+  for (Header& h : extra) r.headers.push_back(std::move(h));
+  return r;
+}
+Request transfer(const std::string& key, const std::string& body = kTransfer, const std::string& token = "tok_a",
+                 std::vector<Header> extra = {}) {
+  extra.push_back({"Idempotency-Key", "\"" + key + "\""});
+  return post("/transfers", body, token, std::move(extra));
+}
+Answer json(int status, std::string body, std::vector<Header> extra = {}) {
+  Answer a{.answered = true, .status = status, .headers = {{"Content-Type", "application/json"}}, .body = std::move(body)};
+  for (Header& h : extra) a.headers.push_back(std::move(h));
+  return a;
+}
+Answer problem(int status, const std::string& type, std::vector<Header> extra = {}) {
+  Answer a{.answered = true, .status = status, .headers = {{"Content-Type", "application/problem+json"}},
+           .body = R"({"type":"/problems/)" + type + R"(","title":"t","status":)" + std::to_string(status) + R"(,"detail":"d"})"};
+  for (Header& h : extra) a.headers.push_back(std::move(h));
+  return a;
+}
+Answer created(int id, std::int64_t balance_after, std::int64_t created_at = 1000, std::int64_t amount = 1500) {
+  return json(201, R"({"amount":)" + std::to_string(amount) + R"(,"created_at":)" + std::to_string(created_at) +
+                       R"(,"currency":"USD","from_account":1,"from_balance_after":)" + std::to_string(balance_after) +
+                       R"(,"id":)" + std::to_string(id) + R"(,"kind":"transfer","memo":"","to_account":2})");
+}
+Answer already_processed() { return json(200, R"({"status":"already processed"})"); }
+Answer replayed(Answer a) {
+  a.headers.push_back({"Idempotent-Replayed", "true"});
+  return a;
+}
+
+// Alice (client 1, tok_a) holds accounts 1 (10000 USD) and 2 (0 USD); Bob (client 2, tok_b) holds 3.
+Model bank(int stage, Settings s = {}) {
+  s.admin_token = "adm";
+  Model m(stage, s);
+  REQUIRE(m.judge(post("/admin/clients", R"({"name":"alice"})", "adm"), json(201, R"({"id":1,"name":"alice","token":"tok_a"})")).allowed);
+  REQUIRE(m.judge(post("/admin/clients", R"({"name":"bob"})", "adm"), json(201, R"({"id":2,"name":"bob","token":"tok_b"})")).allowed);
+  REQUIRE(m.judge(post("/admin/accounts", R"({"client_id":1,"balance":10000,"currency":"USD"})", "adm"),
+                  json(201, R"({"id":1,"client_id":1,"balance":10000,"currency":"USD"})")).allowed);
+  REQUIRE(m.judge(post("/admin/accounts", R"({"client_id":1,"balance":0,"currency":"USD"})", "adm"),
+                  json(201, R"({"id":2,"client_id":1,"balance":0,"currency":"USD"})")).allowed);
+  REQUIRE(m.judge(post("/admin/accounts", R"({"client_id":2,"balance":5000,"currency":"USD"})", "adm"),
+                  json(201, R"({"id":3,"client_id":2,"balance":5000,"currency":"USD"})")).allowed);
+  return m;
+}
+
+Request advance(std::int64_t ms) { return post("/admin/clock", R"({"advance_ms":)" + std::to_string(ms) + "}", "adm"); }
+
+}  // namespace
+
+TEST_CASE("M1: no token is 401 with WWW-Authenticate, and moves nothing") {
+  Model m = bank(6);
+  Model copy = m;
+  CHECK(m.judge(transfer("k", kTransfer, ""), problem(401, "unauthorized", {{"WWW-Authenticate", "Bearer"}})).allowed);
+  Judgement j = copy.judge(transfer("k", kTransfer, ""), created(1, 8500));
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M1");
+  CHECK(j.chapter.find("Authentication") != std::string::npos);
+}
+
+TEST_CASE("M2: from stage 2 a missing key is 400 idempotency-key-missing; stage 1 may run it") {
+  Request no_key = post("/transfers", kTransfer, "tok_a");
+  Model two = bank(2);
+  Judgement j = two.judge(no_key, created(1, 8500));
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M2");
+  CHECK(bank(2).judge(no_key, problem(400, "idempotency-key-missing")).allowed);
+  CHECK(bank(1).judge(no_key, created(1, 8500)).allowed);
+  CHECK(bank(1).judge(no_key, problem(400, "idempotency-key-missing")).allowed);  // a later stage's server
+}
+
+TEST_CASE("M3: a body with another media type is 415 and does not burn its key") {
+  Model m = bank(6);
+  Request wrong = transfer("k");
+  wrong.headers[0].value = "text/plain";
+  CHECK(m.judge(wrong, problem(415, "unsupported-media-type")).allowed);
+  CHECK(m.judge(transfer("k"), created(1, 8500)).allowed);  // the corrected request runs under the same key
+  Model n = bank(6);
+  Judgement j = n.judge(wrong, created(1, 8500));
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M3");
+}
+
+TEST_CASE("M4 and M5: an overdraft is 402; a transfer is 201 with the balance right after it") {
+  const std::string big = R"({"from_account":1,"to_account":2,"amount":900000,"currency":"USD"})";
+  CHECK(bank(6).judge(transfer("big", big), problem(402, "insufficient-funds")).allowed);
+  Model m = bank(6);
+  Judgement j = m.judge(transfer("big", big), created(1, 0, 1000, 900000));
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M4");
+  Model n = bank(6);
+  Judgement wrong_balance = n.judge(transfer("k"), created(1, 10000));
+  CHECK_FALSE(wrong_balance.allowed);
+  CHECK(wrong_balance.rule == "M5");
+  CHECK(wrong_balance.observed.find("from_balance_after") != std::string::npos);
+}
+
+TEST_CASE("M8: at stage 2 a repeat is 'already processed', whatever its body, and moves nothing") {
+  Model m = bank(2);
+  REQUIRE(m.judge(transfer("rent"), created(1, 8500)).allowed);
+  Model copy = m;
+  CHECK(m.judge(transfer("rent"), already_processed()).allowed);
+  Judgement j = copy.judge(transfer("rent"), created(2, 7000));
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M8");
+}
+
+TEST_CASE("M9: a key reused with another body is 422 at stage 6, 'already processed' allowed at stage 2") {
+  const std::string other = R"({"from_account":1,"to_account":2,"amount":3000,"currency":"USD"})";
+  Model six = bank(6);
+  REQUIRE(six.judge(transfer("counter"), created(1, 8500)).allowed);
+  Model six_copy = six;
+  CHECK(six.judge(transfer("counter", other), problem(422, "idempotency-key-reused")).allowed);
+  Judgement j = six_copy.judge(transfer("counter", other), already_processed());
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M9");
+
+  // Stage relaxation: the same history at stage 2 (the fingerprint is stage 3's lesson).
+  Model two = bank(2);
+  REQUIRE(two.judge(transfer("counter"), created(1, 8500)).allowed);
+  Model two_copy = two;
+  CHECK(two.judge(transfer("counter", other), already_processed()).allowed);
+  CHECK(two_copy.judge(transfer("counter", other), problem(422, "idempotency-key-reused")).allowed);
+}
+
+TEST_CASE("M9: the same body in another spelling is the same request") {
+  Model m = bank(3);
+  REQUIRE(m.judge(transfer("k"), created(1, 8500)).allowed);
+  const std::string respelled = R"({ "currency": "\u0055SD", "amount": 1.5e3, "to_account": 2.0, "from_account": 1 })";
+  Model copy = m;
+  CHECK(m.judge(transfer("k", respelled), already_processed()).allowed);
+  CHECK_FALSE(copy.judge(transfer("k", respelled), problem(422, "idempotency-key-reused")).allowed);
+}
+
+TEST_CASE("M10, M11: 409 while the lease runs; after it a retry takes over and the old holder is fenced out") {
+  Settings s;
+  s.lease_seconds = 30;
+  Model m = bank(4, s);
+  m.send(1, transfer("slow", kTransfer, "tok_a", {{"Lab-Delay-Ms", "4000"}}));
+  Model early = m;
+  CHECK(m.judge(transfer("slow"), problem(409, "request-in-progress", {{"Retry-After", "1"}})).allowed);
+  Judgement no_retry_after = early.judge(transfer("slow"), problem(409, "request-in-progress"));
+  CHECK_FALSE(no_retry_after.allowed);
+  CHECK(no_retry_after.rule == "M10");
+
+  REQUIRE(m.judge(advance(31000), json(200, R"({"now_ms":1031000})")).allowed);
+  REQUIRE(m.judge(transfer("slow"), created(1, 8500)).allowed);  // the take-over runs
+  Model fenced = m;
+  CHECK(m.answer(1, problem(409, "request-in-progress", {{"Retry-After", "1"}})).allowed);
+  Judgement twice = fenced.answer(1, created(2, 7000));
+  CHECK_FALSE(twice.allowed);
+}
+
+TEST_CASE("M12 and M15: stage 4 may rebuild a completed outcome; stage 5 replays the first bytes") {
+  Model four = bank(4);
+  REQUIRE(four.judge(transfer("rent"), created(5, 8500, 1000)).allowed);
+  REQUIRE(four.judge(transfer("groceries", R"({"from_account":1,"to_account":2,"amount":1000,"currency":"USD"})"),
+                     created(6, 7500, 1010, 1000)).allowed);
+  CHECK(four.judge(transfer("rent"), created(5, 7500, 1020)).allowed);  // same entry, balance of now
+
+  Model five = bank(5);
+  REQUIRE(five.judge(transfer("rent"), created(5, 8500, 1000)).allowed);
+  REQUIRE(five.judge(transfer("groceries", R"({"from_account":1,"to_account":2,"amount":1000,"currency":"USD"})"),
+                     created(6, 7500, 1010, 1000)).allowed);
+  Model five_b = five, five_c = five;
+  CHECK(five.judge(transfer("rent"), replayed(created(5, 8500, 1000))).allowed);
+  Judgement rebuilt = five_b.judge(transfer("rent"), replayed(created(5, 7500, 1020)));
+  CHECK_FALSE(rebuilt.allowed);
+  CHECK(rebuilt.rule == "M15");
+  Judgement no_header = five_c.judge(transfer("rent"), created(5, 8500, 1000));
+  CHECK_FALSE(no_header.allowed);
+  CHECK(no_header.rule == "M15");
+}
+
+TEST_CASE("M15: a first answer never carries Idempotent-Replayed from stage 5") {
+  Model m = bank(5);
+  Judgement j = m.judge(transfer("k"), replayed(created(1, 8500)));
+  CHECK_FALSE(j.allowed);
+  CHECK(j.observed.find("Idempotent-Replayed") != std::string::npos);
+}
+
+TEST_CASE("M16: at stage 6 another client's key is its own request; stage 5 may replay the stranger's answer") {
+  Model six = bank(6), five = bank(5);
+  REQUIRE(six.judge(transfer("invoice"), created(1, 8500)).allowed);
+  REQUIRE(five.judge(transfer("invoice"), created(1, 8500)).allowed);
+  Model six_copy = six;
+  CHECK(six.judge(transfer("invoice", kTransfer, "tok_b"), problem(404, "not-found")).allowed);  // Bob does not own account 1
+  CHECK_FALSE(six_copy.judge(transfer("invoice", kTransfer, "tok_b"), replayed(created(1, 8500))).allowed);
+  CHECK(five.judge(transfer("invoice", kTransfer, "tok_b"), replayed(created(1, 8500))).allowed);
+}
+
+TEST_CASE("M17: after --key-ttl the same request runs again; before it, it is replayed") {
+  Settings s;
+  s.key_ttl_seconds = 60;
+  Model m = bank(6, s);
+  REQUIRE(m.judge(transfer("rent"), created(1, 8500)).allowed);
+  Model before = m;
+  CHECK(before.judge(transfer("rent"), replayed(created(1, 8500))).allowed);
+  REQUIRE(m.judge(advance(61000), json(200, R"({"now_ms":61000})")).allowed);
+  Model after = m;
+  CHECK(m.judge(transfer("rent"), created(2, 7000, 62000)).allowed);
+  CHECK_FALSE(after.judge(transfer("rent"), replayed(created(1, 8500))).allowed);
+}
+
+TEST_CASE("M14: busy is 503 with Retry-After; from stage 4 the retry runs, at stage 3 it is 'already processed'") {
+  Request busy = transfer("k", kTransfer, "tok_a", {{"Lab-Fail", "busy"}});
+  Answer unavailable = problem(503, "service-unavailable", {{"Retry-After", "1"}});
+  Model four = bank(4);
+  REQUIRE(four.judge(busy, unavailable).allowed);
+  Model four_copy = four;
+  CHECK(four.judge(transfer("k"), created(1, 8500)).allowed);
+  CHECK_FALSE(four_copy.judge(transfer("k"), already_processed()).allowed);
+  Model three = bank(3);
+  REQUIRE(three.judge(busy, unavailable).allowed);
+  CHECK(three.judge(transfer("k"), already_processed()).allowed);
+}
+
+TEST_CASE("M13, M18: a crash before the money keeps the claim past the restart; its lease then runs out") {
+  Model m = bank(4);
+  REQUIRE(m.judge(transfer("gift", kTransfer, "tok_a", {{"Lab-Crash", "before-money"}}), Answer::none()).allowed);
+  CHECK_FALSE(Model(m).judge(transfer("gift"), created(1, 8500)).allowed);  // the server is down
+  m.restart();
+  Model early = m;
+  CHECK(m.judge(transfer("gift"), problem(409, "request-in-progress", {{"Retry-After", "1"}})).allowed);
+  Judgement j = early.judge(transfer("gift"), created(1, 8500));
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M10");
+  REQUIRE(m.judge(advance(31000), json(200, R"({"now_ms":31000})")).allowed);
+  CHECK(m.judge(transfer("gift"), created(1, 8500)).allowed);
+}
+
+TEST_CASE("M18: after-commit-2 may leave the claim alone or the money with its completion, never the money alone") {
+  Model m = bank(4);
+  REQUIRE(m.judge(transfer("g", kTransfer, "tok_a", {{"Lab-Crash", "after-commit-2"}}), Answer::none()).allowed);
+  m.restart();
+  Model claim_only = m;
+  CHECK(m.judge(transfer("g"), created(1, 8500)).allowed);  // completed with the money: the outcome again
+  CHECK(claim_only.judge(transfer("g"), problem(409, "request-in-progress", {{"Retry-After", "1"}})).allowed);
+}
