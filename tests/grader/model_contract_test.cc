@@ -75,7 +75,7 @@ TEST_CASE("M1: no token is 401 with WWW-Authenticate, and moves nothing") {
   CHECK(j.chapter.find("Authentication") != std::string::npos);
 }
 
-TEST_CASE("M2: from stage 2 a missing key is 400 idempotency-key-missing; stage 1 may run it") {
+TEST_CASE("M2: from stage 2 a missing key is 400 idempotency-key-missing, stage 1 may run it") {
   Request no_key = post("/transfers", kTransfer, "tok_a");
   Model two = bank(2);
   Judgement j = two.judge(no_key, created(1, 8500));
@@ -98,7 +98,7 @@ TEST_CASE("M3: a body with another media type is 415 and does not burn its key")
   CHECK(j.rule == "M3");
 }
 
-TEST_CASE("M4 and M5: an overdraft is 402; a transfer is 201 with the balance right after it") {
+TEST_CASE("M4 and M5: an overdraft is 402, a transfer is 201 with the balance right after it") {
   const std::string big = R"({"from_account":1,"to_account":2,"amount":900000,"currency":"USD"})";
   CHECK(bank(6).judge(transfer("big", big), problem(402, "insufficient-funds")).allowed);
   Model m = bank(6);
@@ -149,7 +149,7 @@ TEST_CASE("M9: the same body in another spelling is the same request") {
   CHECK_FALSE(copy.judge(transfer("k", respelled), problem(422, "idempotency-key-reused")).allowed);
 }
 
-TEST_CASE("M10, M11: 409 while the lease runs; after it a retry takes over and the old holder is fenced out") {
+TEST_CASE("M10, M11: 409 while the lease runs, after it a retry takes over and the old holder is fenced out") {
   Settings s;
   s.lease_seconds = 30;
   Model m = bank(4, s);
@@ -168,7 +168,7 @@ TEST_CASE("M10, M11: 409 while the lease runs; after it a retry takes over and t
   CHECK_FALSE(twice.allowed);
 }
 
-TEST_CASE("M12 and M15: stage 4 may rebuild a completed outcome; stage 5 replays the first bytes") {
+TEST_CASE("M12 and M15: stage 4 may rebuild a completed outcome, stage 5 replays the first bytes") {
   Model four = bank(4);
   REQUIRE(four.judge(transfer("rent"), created(5, 8500, 1000)).allowed);
   REQUIRE(four.judge(transfer("groceries", R"({"from_account":1,"to_account":2,"amount":1000,"currency":"USD"})"),
@@ -196,7 +196,7 @@ TEST_CASE("M15: a first answer never carries Idempotent-Replayed from stage 5") 
   CHECK(j.observed.find("Idempotent-Replayed") != std::string::npos);
 }
 
-TEST_CASE("M16: at stage 6 another client's key is its own request; stage 5 may replay the stranger's answer") {
+TEST_CASE("M16: at stage 6 another client's key is its own request, stage 5 may replay the stranger's answer") {
   Model six = bank(6), five = bank(5);
   REQUIRE(six.judge(transfer("invoice"), created(1, 8500)).allowed);
   REQUIRE(five.judge(transfer("invoice"), created(1, 8500)).allowed);
@@ -206,7 +206,7 @@ TEST_CASE("M16: at stage 6 another client's key is its own request; stage 5 may 
   CHECK(five.judge(transfer("invoice", kTransfer, "tok_b"), replayed(created(1, 8500))).allowed);
 }
 
-TEST_CASE("M17: after --key-ttl the same request runs again; before it, it is replayed") {
+TEST_CASE("M17: after --key-ttl the same request runs again, before it, it is replayed") {
   Settings s;
   s.key_ttl_seconds = 60;
   Model m = bank(6, s);
@@ -219,7 +219,7 @@ TEST_CASE("M17: after --key-ttl the same request runs again; before it, it is re
   CHECK_FALSE(after.judge(transfer("rent"), replayed(created(1, 8500))).allowed);
 }
 
-TEST_CASE("M14: busy is 503 with Retry-After; from stage 4 the retry runs, at stage 3 it is 'already processed'") {
+TEST_CASE("M14: busy is 503 with Retry-After, from stage 4 the retry runs, at stage 3 it is 'already processed'") {
   Request busy = transfer("k", kTransfer, "tok_a", {{"Lab-Fail", "busy"}});
   Answer unavailable = problem(503, "service-unavailable", {{"Retry-After", "1"}});
   Model four = bank(4);
@@ -232,7 +232,7 @@ TEST_CASE("M14: busy is 503 with Retry-After; from stage 4 the retry runs, at st
   CHECK(three.judge(transfer("k"), already_processed()).allowed);
 }
 
-TEST_CASE("M13, M18: a crash before the money keeps the claim past the restart; its lease then runs out") {
+TEST_CASE("M13, M18: a crash before the money keeps the claim past the restart, its lease then runs out") {
   Model m = bank(4);
   REQUIRE(m.judge(transfer("gift", kTransfer, "tok_a", {{"Lab-Crash", "before-money"}}), Answer::none()).allowed);
   CHECK_FALSE(Model(m).judge(transfer("gift"), created(1, 8500)).allowed);  // the server is down
@@ -246,7 +246,7 @@ TEST_CASE("M13, M18: a crash before the money keeps the claim past the restart; 
   CHECK(m.judge(transfer("gift"), created(1, 8500)).allowed);
 }
 
-TEST_CASE("M18: after-commit-2 may leave the claim alone or the money with its completion, never the money alone") {
+TEST_CASE("M18: after-commit-2 may leave the claim alone or the money with its completion") {
   Model m = bank(4);
   REQUIRE(m.judge(transfer("g", kTransfer, "tok_a", {{"Lab-Crash", "after-commit-2"}}), Answer::none()).allowed);
   m.restart();
