@@ -235,6 +235,9 @@ void takeover_holds_lease(CheckRun& run) {
     third = run.send(third_attempt);
     Exchange taken = second.get(), fenced = first.get();
     for (const Exchange* x : {&fenced, &taken, &third}) observe_if_success(run, *x, pay);
+    // The first had finished before the takeover was sent (a slow machine): nothing was taken over, and the
+    // "takeover" was a repeat of a completed request. The round shows nothing; try another.
+    if (timing_of(taken, fenced) == RepeatTiming::SentLate) continue;
     // The first woke while the takeover still ran: the moment a claim check that is not exact lets it on.
     if (is_success(taken)) fail_if_fence_broken(run, pay, slow, fenced);
     if (is_in_progress(third) && is_in_progress(taken) && !real_time) {

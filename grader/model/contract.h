@@ -15,51 +15,12 @@
 // lessons of later stages (lessons.h). Ids, titles, details and created_at are the server's: an answer
 // teaches them to the worlds it agrees with.
 //
-// The rules (rules.cc holds the same text; a judgement names the first one a world's answer broke):
-//   M1  no known bearer token: 401 unauthorized + WWW-Authenticate: Bearer; nothing changes
-//                                                          http-contract.md "Authentication"
-//   M2  stage 2+: a missing or malformed Idempotency-Key is 400 idempotency-key-* before the body
-//                                                          http-contract.md "The Idempotency-Key header"
-//   M3  415, 413, 400 json-*, 400 invalid-field, in order; the key table is not touched
-//                                                          http-contract.md "Status codes and their order"
-//   M4  the bank's refusals in order: 404, 400 currency-mismatch, 402, 422 balance-limit; nothing moves
-//                                                          http-contract.md "Status codes and their order"
-//   M5  a request that runs and passes the bank: 201, its entry and from_balance_after; money moves once
-//                                                          http-contract.md "Client endpoints"
-//   M6  every error is application/problem+json with the contract's type and status
-//                                                          http-contract.md "Errors: problem+json"
-//   M7  a repeated key moves no money                     stage-2-unique-key.md "The design"
-//   M8  stages 2-3: a repeat is 200 {"status":"already processed"}
-//                                                          stage-2-unique-key.md "Status codes"
-//   M9  stage 3+: another canonical body under the key is 422 idempotency-key-reused; any spelling of the
-//       same body is the same request                     stage-3-fingerprint.md "The design"
-//   M10 stage 4+: a repeat while the claim's lease runs is 409 request-in-progress + Retry-After
-//                                                          stage-4-two-phase.md "The design"
-//   M11 stage 4+: a lease run out is taken over (fence + 1); the old holder answers 409, moves nothing
-//                                                          stage-4-two-phase.md "The design"
-//   M12 stage 4+: a repeat after completion gets the first outcome (status, type, entry)
-//                                                          stage-4-two-phase.md "The design"
-//   M13 stage 4+: money and completion commit together: a crash leaves the claim alone, or both
-//                                                          stage-4-two-phase.md "The key's life"
-//   M14 Lab-Fail: busy is 503 + Retry-After, nothing moves; stage 4+ releases the claim
-//                                                          lab-controls.md "Lab controls"
-//   M15 stage 5+: a repeat after completion is the first answer's status, Content-Type and body bytes with
-//       Idempotent-Replayed: true; a first answer never carries it
-//                                                          stage-5-replay.md "The design"
-//   M16 stage 6: keys are scoped by (client, endpoint, key)
-//                                                          stage-6-scope-ttl.md "The design"
-//   M17 stage 6: a key is forgotten after --key-ttl unless its lease runs; the sweeper may or may not have
-//       deleted an expired row yet                         stage-6-scope-ttl.md "The design"
-//   M18 Lab-Crash: no answer at its point (before-money, after-money, after-commit-N); keys outlive the
-//       restart from stage 2                               lab-controls.md "Lab controls"
-//   M19 a server that is down gives no answer; a live one answers
-//                                                          http-contract.md "The process"
-//   M20 GET /accounts/{id}: 200 with the model's balance for the caller's own account, else 404
-//                                                          http-contract.md "Client endpoints"
-//   M21 admin: clients and accounts 201 with their fields (unknown client_id 400 invalid-field); the clock
-//       moves by advance_ms, 403 without --lab-controls    http-contract.md "Admin endpoints"
-// M7 and M16 show in other rules' answers: a repeat that moved money is refused as the repeat's answer (a
-// 201 where M8-M15 allowed none), and another client's key is judged as its own request.
+// The rules, numbered M1-M21, each with its text and the chapter section that states it, are one table:
+// rules.cc (kRules). A judgement names the first rule a world's answer broke. In short: M1 the token, M2 the
+// key header, M3 the body, M4 the bank's refusals, M5 a 201, M6 problem+json, M7 a repeat moves no money,
+// M8 "already processed" (stages 2-3), M9 the fingerprint, M10 409 while the lease runs, M11 takeover and
+// fence, M12 the first outcome again, M13 money and completion together, M14 busy, M15 the stored replay,
+// M16 scope, M17 retention, M18 crash points and restart, M19 up or down, M20 GET /accounts, M21 admin.
 #pragma once
 
 #include <cstdint>

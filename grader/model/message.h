@@ -1,5 +1,6 @@
 // message.h: what the model judges: a request as the client sent it, and the answer as it came back (or
-// that none came). docs/reference/http-contract.md "Client endpoints", "Admin endpoints".
+// that none came). docs/reference/http-contract.md "Client endpoints (client token)",
+// "Admin endpoints (admin token)".
 //
 // Plain data, no parsing of its own beyond finding a header by name (letter case ignored, as HTTP does).
 #pragma once

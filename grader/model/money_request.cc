@@ -1,4 +1,4 @@
-// money_request.cc: the body rules (money_request.h). docs/reference/http-contract.md "Client endpoints".
+// money_request.cc: the body rules (money_request.h). docs/reference/http-contract.md "Client endpoints (client token)".
 // Numbers are judged by their value (the double RFC 8785 canonicalizes), never by their spelling: 1500,
 // 1500.0, 1.5e3 and 15E2 are one amount, so one fingerprint never gets two verdicts.
 #include "grader/model/money_request.h"

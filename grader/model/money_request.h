@@ -1,5 +1,5 @@
 // money_request.h: the body rules of POST /transfers and POST /payouts, judged before the key table is
-// touched (so a refused body never burns its key). docs/reference/http-contract.md "Client endpoints" (body
+// touched (so a refused body never burns its key). docs/reference/http-contract.md "Client endpoints (client token)" (body
 // rules) and "Status codes and their order" (step 3: 415, 413, 400 json-* or invalid-field).
 //
 //   BodyRead read = read_money_body(Endpoint::Transfers, content_type, body);

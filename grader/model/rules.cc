@@ -1,4 +1,4 @@
-// rules.cc: the rule table (rules.h). Keep it in step with the list at the top of contract.h.
+// rules.cc: the rule table (rules.h), the one list of the model's rules; contract.h names them in short.
 #include "grader/model/rules.h"
 
 #include <array>
@@ -17,7 +17,7 @@ constexpr std::array kRules{
     Rule{"M4", "the bank answers 404, 400 currency-mismatch, 402, 422 balance-limit, in that order, and then moves nothing",
          "docs/reference/http-contract.md \"Status codes and their order\""},
     Rule{"M5", "a request that runs and passes the bank answers 201 with its ledger entry and from_balance_after, and moves the money once",
-         "docs/reference/http-contract.md \"Client endpoints\""},
+         "docs/reference/http-contract.md \"Client endpoints (client token)\""},
     Rule{"M6", "every error is an application/problem+json document whose type and status are the contract's",
          "docs/reference/http-contract.md \"Errors: problem+json\""},
     Rule{"M7", "a repeated key moves no money: only the request that claimed the key runs",
@@ -47,9 +47,9 @@ constexpr std::array kRules{
     Rule{"M19", "a request to a server that is down gets no answer; a live server answers every request",
          "docs/reference/http-contract.md \"The process\""},
     Rule{"M20", "GET /accounts/{id} is 200 with the balance the model holds for the caller's own account, 404 for any other",
-         "docs/reference/http-contract.md \"Client endpoints\""},
+         "docs/reference/http-contract.md \"Client endpoints (client token)\""},
     Rule{"M21", "admin endpoints: clients and accounts are 201 with their fields (an unknown client_id is 400 invalid-field); POST /admin/clock moves the lab clock, 403 without --lab-controls",
-         "docs/reference/http-contract.md \"Admin endpoints\""},
+         "docs/reference/http-contract.md \"Admin endpoints (admin token)\""},
 };
 }  // namespace
 
