@@ -261,6 +261,12 @@ bool ServerProcess::wait_healthy(std::string* why) {
   std::string last_answer;
   while (std::chrono::steady_clock::now() < deadline) {
     if (!alive()) {
+      // Ended by the grader's watch for going over a limit (a server slow to start, under a sanitizer or a
+      // JVM's warm-up, may reach one before it answers): that is what ended it, not its own exit.
+      if (const std::string over = limit_hit(); !over.empty()) {
+        *why = "over-limit: the grader ended the server: " + over + " (before it answered GET /healthz)";
+        return false;
+      }
       *why = "the server ended before it answered GET /healthz (" + last_exit_ + ")";
       if (last_exit_ == "exit 0")
         *why += ": a server must stay in the foreground (one that daemonizes, forking and letting its first "
@@ -319,7 +325,9 @@ void ServerProcess::start() {
     spawn();
     std::string why;
     if (wait_healthy(&why)) return;
-    const bool raced = attempt < kPortRaceRetries &&
+    // A server ended for a limit is never a port race, whatever its port shows now (a connection the grader
+    // had opened to it may hold the port in TIME_WAIT): another start would clear limit_hit() and go over again.
+    const bool raced = attempt < kPortRaceRetries && limit_hit().empty() &&
                        (port_taken_by_another_ || (!alive() && port_taken(address_.port)));
     port_taken_by_another_ = false;
     stop();

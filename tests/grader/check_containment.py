@@ -56,6 +56,11 @@ CASES = {
     # 300 sleeping children: over the process limit (256).
     "fork-many": (HOSTILE + ["--mode", "fork-many", "--children", "300"], ["--stage", "2"],
                   r"over-limit: the grader ended the server: it ran [0-9]+ processes; its limit is 256"),
+    # The same children before the server starts (a slow start, as a sanitized server's): over the process
+    # limit before GET /healthz, which the start error names, not "the server ended" (issue 57).
+    "fork-many-first": (HOSTILE + ["--mode", "fork-many-first", "--children", "300"], ["--stage", "2"],
+                        r"could not start the server\.(.|\n)*over-limit: the grader ended the server: it ran [0-9]+ "
+                        r"processes; its limit is 256 \(before it answered GET /healthz\)"),
     # Every answer padded to just under the grader's cap on one answer, 16 at once in each burst.
     "padded-answers": (PROXY + ["--port", "{port}", "--fault", "padded-answers"],
                        ["--stage", "2", "--check", "stage2.simultaneous-16"], PASSED),

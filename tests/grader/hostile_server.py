@@ -16,6 +16,8 @@ Modes (--mode):
   stderr-flood      writes to stderr without end (1 GiB unless a limit stops it) while the server runs
   grow-memory       a helper that allocates 16 MiB more every 100 ms, beside the server
   fork-many         a helper that keeps 200 sleeping children (--children N), beside the server
+  fork-many-first   the same children, and the server started only SLOW_START_S later: a server slow to start
+                    (as a sanitized one is) goes over the process limit before it answers GET /healthz
   read-outside      tries to read each --outside FILE and to write a file beside it; if any works, says so
                     on stderr and exits 3 before the server starts (a start error); else runs the server.
                     Under grader --sandbox each must fail (tests/grader/check_sandbox.py)
@@ -33,6 +35,7 @@ FLOOD_BYTES = 1 << 30
 FLOOD_CHUNK = b"x" * 65535 + b"\n"
 GROW_STEP_BYTES = 16 << 20
 FORKED_CHILDREN = 200
+SLOW_START_S = 60
 
 
 def detach(argv):
@@ -75,7 +78,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mode", required=True,
                         choices=["setsid-children", "daemonize", "stderr-flood", "grow-memory", "fork-many",
-                                 "read-outside", "child-flood", "child-grow", "child-fork"])
+                                 "fork-many-first", "read-outside", "child-flood", "child-grow", "child-fork"])
     parser.add_argument("--marker", default="hostile")
     parser.add_argument("--children", type=int, default=FORKED_CHILDREN, help="fork-many: how many")
     parser.add_argument("--outside", action="append", default=[], help="read-outside: a file it must not reach")
@@ -119,6 +122,9 @@ def main():
         subprocess.Popen(me + ["child-grow"])
     elif args.mode == "fork-many":
         subprocess.Popen(me + ["child-fork"])
+    elif args.mode == "fork-many-first":
+        subprocess.Popen(me + ["child-fork"])
+        time.sleep(SLOW_START_S)
     elif args.mode == "read-outside":
         reached = reach_outside(args.outside)
         if reached:
