@@ -9,6 +9,8 @@ lists the mutants and what each must be named):
     # comment lines, kept for people: the mistake, and why it matters
     mistake: one line, what a hurried engineer did
     anomaly: the anomaly the grader must name it with (grader/record/anomaly.cc)
+    lacks: the traits of stage 6 it lacks (stages/stage_servers.json "traits"), comma-separated, or contract
+           (grader mutants holds every finding about it to stage 6's traits minus these: grader/record/truth.h)
     file: key_table.cc
     find:
     <lines, exactly as in the stage's file>

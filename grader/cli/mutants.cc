@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -10,12 +11,16 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <string>
+#include <variant>
+#include <vector>
 
 #include "grader/base/parallel.h"
 #include "grader/checks/check.h"
 #include "grader/checks/runner.h"
 #include "grader/cli/command_line.h"
 #include "grader/cli/matrix.h"
+#include "grader/record/truth.h"
 
 namespace grader {
 namespace {
@@ -28,7 +33,10 @@ const CommandSpec kMutantsSpec{
     .description = R"(Each grader/mutants/<name>.mutant is graded as build/stages/mutant_<name> (`make mutants` builds them all;
 `make test` builds a few) with every check, on seeds S, S+1, ... S+N-1 (default: 3 seeds from 1). A mutant
 is killed on a seed when a check fails, and named right when a failed check names the anomaly the mutant
-file gives. Mutants that are not built are listed and left out, unless --only names them.)",
+file gives. Every finding of every check is held to what the mutant truly does (grader/record/truth.h): stage
+6's traits minus those its `lacks:` line names (`contract` when its flaw is the contract itself); a finding
+that is not true of it is printed and fails the run, as a mutant that survives does. Mutants that are not
+built are listed and left out, unless --only names them.)",
     .flags = {{"--bin-dir", "DIR", "where the mutants' binaries are (required)"},
               {"--mutants", "DIR", "the mutant descriptions (default grader/mutants)"},
               {"--seeds", "N", "seeds per mutant (default 3)"},
@@ -38,21 +46,49 @@ file gives. Mutants that are not built are listed and left out, unless --only na
               {"--until-named", "", "end each seed's run at the first failed check that names the anomaly: the\n"
                                     "verdict is the same (killed and named right needs one such check), the\n"
                                     "lists of failed checks and anomalies stop there (make test uses it)"}},
-    .closing = R"(Exit status: 0 when every graded mutant was killed and named right on every seed; 1 otherwise; 2 for a
-usage error.)"};
+    .closing = R"(Exit status: 0 when every graded mutant was killed and named right on every seed, and every finding about it
+was true of it; 1 otherwise; 2 for a usage error or a mutant file without its mistake:, anomaly: or lacks:
+line (or a lacks: that names no trait of stage 6).)"};
 
 struct Mutant {
   std::string name, mistake, anomaly;
+  std::vector<std::string> lacks;  // the traits of stage 6's row it lacks, or "contract" (its `lacks:` line)
+  StageServer truth;               // what it truly does: stage 6's row without them (truth.h:lacking)
 };
 
-std::optional<Mutant> read_mutant(const std::filesystem::path& path) {
+// The mutant, or what is wrong with its file: a line of mistake:, anomaly: or lacks: missing, a trait in
+// lacks: that stage 6's row does not list (nor "contract").
+std::variant<Mutant, std::string> read_mutant(const std::filesystem::path& path) {
   std::ifstream in(path);
-  Mutant m{path.stem().string(), "", ""};
+  Mutant m{path.stem().string(), "", "", {}, {}};
+  bool has_lacks = false;
+  const auto value = [](const std::string& line, std::size_t at) {
+    const auto from = line.find_first_not_of(' ', at);
+    return from == std::string::npos ? std::string() : line.substr(from);
+  };
   for (std::string line; std::getline(in, line) && line != "find:";) {
-    if (line.rfind("mistake:", 0) == 0) m.mistake = line.substr(line.find_first_not_of(' ', 8));
-    if (line.rfind("anomaly:", 0) == 0) m.anomaly = line.substr(line.find_first_not_of(' ', 8));
+    if (line.rfind("mistake:", 0) == 0) m.mistake = value(line, 8);
+    if (line.rfind("anomaly:", 0) == 0) m.anomaly = value(line, 8);
+    if (line.rfind("lacks:", 0) == 0) {
+      has_lacks = true;
+      const std::string list = value(line, 6) + ",";
+      for (std::size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 1) {
+        std::string trait = list.substr(at, comma - at);
+        trait.erase(0, std::min(trait.find_first_not_of(' '), trait.size()));
+        trait.erase(trait.find_last_not_of(' ') + 1);
+        if (!trait.empty()) m.lacks.push_back(trait);
+      }
+    }
   }
-  if (m.mistake.empty() || m.anomaly.empty()) return std::nullopt;
+  if (m.mistake.empty() || m.anomaly.empty()) return "has no mistake: or anomaly: line";
+  if (!has_lacks || m.lacks.empty())
+    return "has no lacks: line (the traits of stage 6 it lacks, stages/stage_servers.json \"traits\", or contract)";
+  const StageServer* six = find_stage_server("6");
+  if (!six) return "cannot be described: stage 6 is not in the table";
+  for (const auto& trait : m.lacks)
+    if (trait != kContractTrait && std::find(six->does.begin(), six->does.end(), trait) == six->does.end())
+      return "lacks \"" + trait + "\", which is neither a trait of stage 6 (stages/stage_servers.json) nor contract";
+  m.truth = lacking(*six, m.lacks, "mutant " + m.name);
   return m;
 }
 
@@ -75,6 +111,7 @@ class UntilNamed : public Reporter {
 struct Result {
   int seeds = 0, killed = 0, named = 0;
   std::set<std::string> failed_checks, anomalies;
+  std::vector<std::string> untrue;  // findings not true of the mutant, a line each
   double seconds = 0;
   std::string error;
 };
@@ -102,9 +139,11 @@ int run_mutants(const std::vector<std::string>& args) {
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(dir, error))
     if (entry.path().extension() == ".mutant") {
-      auto m = read_mutant(entry.path());
-      if (!m) return std::cerr << "grader mutants: " << entry.path() << " has no mistake: or anomaly: line\n", 2;
-      if (only.empty() || only.count(m->name)) mutants.push_back(*m);
+      auto read = read_mutant(entry.path());
+      if (auto* problem = std::get_if<std::string>(&read))
+        return std::cerr << "grader mutants: " << entry.path().string() << " " << *problem << "\n", 2;
+      auto& m = std::get<Mutant>(read);
+      if (only.empty() || only.count(m.name)) mutants.push_back(m);
     }
   if (error) return usage_error(kMutantsSpec, "cannot read " + dir + ": " + error.message());
   std::sort(mutants.begin(), mutants.end(), [](const Mutant& a, const Mutant& b) { return a.name < b.name; });
@@ -120,7 +159,7 @@ int run_mutants(const std::vector<std::string>& args) {
               static_cast<unsigned long long>(first_seed), bin_dir.c_str());
   auto started = std::chrono::steady_clock::now();
   std::vector<std::string> not_built;
-  int graded = 0, all_killed = 0, all_named = 0;
+  int graded = 0, all_killed = 0, all_named = 0, all_true = 0;
   for (const auto& m : mutants) {
     auto path = std::filesystem::path(bin_dir) / ("mutant_" + m.name);
     if (!std::filesystem::exists(path)) {
@@ -133,6 +172,7 @@ int run_mutants(const std::vector<std::string>& args) {
     struct SeedResult {
       bool killed = false, named = false;
       std::set<std::string> failed_checks, anomalies;
+      std::vector<std::string> untrue;
       std::string error;
     };
     std::vector<SeedResult> per_seed(static_cast<std::size_t>(seeds));
@@ -147,6 +187,12 @@ int run_mutants(const std::vector<std::string>& args) {
         auto outcomes = run_checks(*target, history, selected, RunConfig{first_seed + s, "", ""},
                                    cl.has("--until-named") ? &until_named : nullptr);
         target->stop();
+        // The truth table, whatever the verdict (as the matrix holds the table's servers: judge_truth).
+        for (const auto& o : outcomes)
+          for (const auto& f : o.findings)
+            for (const auto& lie : untrue(m.truth, f, o.check->stage))
+              one.untrue.push_back(o.check->name + ", seed " + std::to_string(first_seed + s) + ": " + lie + "\n        " +
+                                   std::string(name(f.anomaly)) + ": " + f.what);
         for (const auto& o : outcomes) {
           if (o.verdict != Verdict::Fail) continue;
           one.killed = true;
@@ -168,12 +214,13 @@ int run_mutants(const std::vector<std::string>& args) {
       ++r.seeds, r.killed += one.killed, r.named += one.named;
       r.failed_checks.insert(one.failed_checks.begin(), one.failed_checks.end());
       r.anomalies.insert(one.anomalies.begin(), one.anomalies.end());
+      r.untrue.insert(r.untrue.end(), one.untrue.begin(), one.untrue.end());
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (terminal) std::printf("\r\033[2K");
     ++graded;
     const bool killed_every = r.error.empty() && r.killed == seeds, named_every = killed_every && r.named == seeds;
-    all_killed += killed_every, all_named += named_every;
+    all_killed += killed_every, all_named += named_every, all_true += r.untrue.empty();
     std::printf("  %-28s killed %d/%d  %s %d/%d  %5.1fs  %s\n", m.name.c_str(), r.killed, seeds,
                 ("named " + m.anomaly).c_str(), r.named, seeds, r.seconds,
                 !r.error.empty() ? ("did not start: " + r.error).c_str()
@@ -186,6 +233,12 @@ int run_mutants(const std::vector<std::string>& args) {
       std::printf("      by %s\n      named %s%s\n", checks_text.c_str(), anomalies_text.c_str(),
                   named_every ? "" : ("  (expected " + m.anomaly + " on every seed)").c_str());
     }
+    if (!r.untrue.empty()) {
+      std::string lacks_text;
+      for (const auto& t : m.lacks) lacks_text += (lacks_text.empty() ? "" : ", ") + t;
+      std::printf("      UNTRUE of it (lacks: %s), %zu finding(s):\n", lacks_text.c_str(), r.untrue.size());
+      for (const auto& lie : r.untrue) std::printf("      - %s\n", lie.c_str());
+    }
     std::fflush(stdout);  // one line per mutant as it is done, also into a pipe or a log
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -194,9 +247,13 @@ int run_mutants(const std::vector<std::string>& args) {
     for (const auto& n : not_built) std::printf(" %s", n.c_str());
     std::printf("\n");
   }
-  std::printf("killed on every seed: %d of %d; named right on every seed: %d of %d; %.1fs\n", all_killed, graded,
-              all_named, graded, seconds);
-  return graded > 0 && all_killed == graded && all_named == graded && (only.empty() || not_built.empty()) ? 0 : 1;
+  std::printf("killed on every seed: %d of %d; named right on every seed: %d of %d; every finding true: %d of %d; "
+              "%.1fs\n",
+              all_killed, graded, all_named, graded, all_true, graded, seconds);
+  return graded > 0 && all_killed == graded && all_named == graded && all_true == graded &&
+                 (only.empty() || not_built.empty())
+             ? 0
+             : 1;
 }
 
 }  // namespace grader

@@ -22,19 +22,35 @@ std::vector<std::string> lesson_of(int stage) {
   return lesson;
 }
 
+// The table's rows keep the contract without listing it (the matrix: each passes stage 0); a description made
+// elsewhere (lacking()) keeps it when it lists it.
+bool keeps_contract(const StageServer& server) {
+  return has(server, kContractTrait) || find_stage_server(server.binary) != nullptr;
+}
+
 }  // namespace
+
+StageServer lacking(const StageServer& server, const std::vector<std::string>& lacks, const std::string& name) {
+  StageServer described = server;
+  described.binary = described.label = described.name = name;
+  described.must_fail.reset();
+  const auto lacked = [&](const std::string& t) { return std::find(lacks.begin(), lacks.end(), t) != lacks.end(); };
+  std::erase_if(described.does, lacked);
+  if (!lacked(kContractTrait) && !has(described, kContractTrait)) described.does.push_back(kContractTrait);
+  return described;
+}
 
 std::vector<std::string> untrue(const StageServer& server, const Finding& finding, int check_stage) {
   std::vector<std::string> broken;
 
   // T1: the credited lesson teaches a trait the server lacks; the contract, which every server of the table
-  // keeps (the matrix: each passes stage 0), is never the fix.
+  // keeps (the matrix: each passes stage 0), is the fix only of a server that lacks it (kContractTrait).
   const int credited = fixing_stage(finding, check_stage);
   const std::vector<std::string> lesson = lesson_of(credited);
   const bool lacks_some = std::any_of(lesson.begin(), lesson.end(), [&](const auto& t) { return !has(server, t); });
-  if (credited <= 0)
-    broken.push_back("T1: credits the contract, which " + server.name + " keeps");
-  else if (!lacks_some)
+  if (credited <= 0) {
+    if (keeps_contract(server)) broken.push_back("T1: credits the contract, which " + server.name + " keeps");
+  } else if (!lacks_some)
     broken.push_back("T1: credits stage " + std::to_string(credited) + ", but " + server.name +
                      " has every trait its lesson teaches");
 

@@ -11,6 +11,9 @@
 //      traits its reference server has and the stage before lacks), and is never the contract, which every
 //      server of the table keeps: a stage 3 server is never sent to stage 2, whose lesson it has
 //   T2 the cause it claims (Finding::cause) is the lack of a trait the server truly lacks
+// A description made outside the table (each of stage 6's mutants, grader mutants: stage 6's "does" minus the
+// traits its file says it lacks) may lack the contract itself: the pseudo-trait "contract", which the table's
+// rows keep without listing it. Such a server may be credited the contract (T1).
 // It is a pure function of its inputs, so tests feed it made-up findings.
 #pragma once
 
@@ -21,6 +24,13 @@
 #include "grader/record/anomaly.h"
 
 namespace grader {
+
+// The contract as a trait: a description that keeps it lists it; the table's rows keep it unlisted.
+inline constexpr const char* kContractTrait = "contract";
+
+// `server`'s description without the traits in `lacks` (kContractTrait among them or not), under the name
+// `name` (its binary and label too, none of the table's): a mutant's truth is stage 6's row minus its lacks.
+StageServer lacking(const StageServer& server, const std::vector<std::string>& lacks, const std::string& name);
 
 // The rules the finding breaks for this server, a line each ("T2: claims keys-not-durable, but ..."); empty
 // when it tells the truth as far as the server's description says.

@@ -55,3 +55,26 @@ TEST_CASE("truth: every trait a row lists, and every cause's trait, is one the t
     CHECK(server("6").does.end() != std::find(server("6").does.begin(), server("6").does.end(), trait));
   }
 }
+
+TEST_CASE("truth: a mutant's description is stage 6's row minus what it lacks, the contract among them") {
+  const Finding shape{.anomaly = Anomaly::ContractShape, .what = "409 without Retry-After", .hint = "send it"};
+  // A mutant whose flaw is the contract (no Retry-After) may be credited the contract; one that keeps it may not.
+  const StageServer no_retry_after = lacking(server("6"), {kContractTrait}, "mutant_no-retry-after");
+  CHECK(untrue(no_retry_after, shape, 6).empty());
+  const StageServer no_takeover = lacking(server("6"), {"lease"}, "mutant_no-takeover");
+  CHECK(untrue(no_takeover, shape, 6) ==
+        std::vector<std::string>{"T1: credits the contract, which mutant_no-takeover keeps"});
+  // The rest of T1 and T2 as for the table's rows: no-takeover lacks stage 4's lease, not stage 5's replay.
+  const Finding stuck{.anomaly = Anomaly::StuckKey, .what = "409 in progress after the lease"};
+  CHECK(untrue(no_takeover, stuck, 4).empty());
+  CHECK(untrue(no_retry_after, stuck, 4).size() == 1);
+  const Finding replay{.anomaly = Anomaly::ReplayMismatch, .what = "the repeat differs from the first response"};
+  CHECK(untrue(no_takeover, replay, 5).size() == 1);
+  const Finding clock{.anomaly = Anomaly::StuckKey, .what = "a lease of its own", .cause = Cause::NoLeaseOnLabClock};
+  CHECK(untrue(no_takeover, clock, 4).empty());
+  CHECK(untrue(no_retry_after, clock, 4).size() == 2);  // it has the lease (T2), and stage 4's every lesson (T1)
+  // The table's own stage 6 keeps the contract without listing it.
+  CHECK(untrue(server("6"), shape, 6).size() == 1);
+  CHECK(std::count(no_takeover.does.begin(), no_takeover.does.end(), "lease") == 0);
+  CHECK(find_stage_server(no_takeover.binary) == nullptr);
+}
