@@ -41,6 +41,13 @@ bool fail_if_refused_valid(CheckRun& run, const Attempt& attempt, const Exchange
 // no money in the ledger yet is the in-flight lie; one with a second transfer is a double apply.
 Anomaly anomaly_of_early_answer(CheckRun& run, const Exchange& x, const Intent& intent);
 
+// The contract's own words for its headers and order (docs/reference/http-contract.md "Status codes and their
+// order"), for findings whose fix is the contract, not a stage's lesson (fixed_by 0).
+constexpr const char* kRetryAfterHint =
+    "every 409 request-in-progress and 503 service-unavailable carries Retry-After: a whole number of seconds";
+constexpr const char* kOrderHint =
+    "answer the first step a request fails: the token (401), then the Idempotency-Key (400), then the body "
+    "(415, 413, 400)";
 constexpr const char* kClaimHoldsHint =
     "claim the key as in_progress before the work; the claim answers every repeat 409 for --lease seconds of "
     "the lab clock (read the flag in seconds), until the request completes it";

@@ -183,12 +183,21 @@ void checks_in_order(CheckRun& run) {
        [](const Intent& i) { return i.attempt().with_key_header("\"\"").with_body(i.body.substr(0, i.body.size() / 2)); },
        400, "idempotency-key-empty"},
   };
+  // Which lesson a wrong order is: tried, not guessed. A server that refuses a valid body sent without a key
+  // has the key's step, so answering another step first is the contract's order; one that takes it has no
+  // key step at all (stage 2's lesson, which stage2.key-required names). Its money is not this check's.
+  Intent& keyless = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
+  keyless.audited = false;
+  const Exchange k = run.settle(keyless.attempt().with_key_header(std::nullopt));
+  const bool has_key_step = status_of(k) == 400 && problem_type_of(*k.response) == "idempotency-key-missing";
   for (const auto& c : cases) {
     Intent& i = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
     i.max_moves = 0;
     const Attempt a = c.make(i);
-    if (!run.expect_status(run.settle(a), a, {c.status}, c.problem))
+    if (!run.expect_status(run.settle(a), a, {c.status}, c.problem)) {
       run.add_to_last_finding(std::string(" (") + c.what + ")");
+      if (has_key_step) run.give_last_finding_lesson(0, kOrderHint);
+    }
   }
 }
 
