@@ -333,6 +333,11 @@ void CheckRun::add_finding(Finding finding) { findings_.push_back(std::move(find
 
 void CheckRun::fail(Anomaly anomaly, std::string what, const Attempt* attempt, const Exchange* x,
                     std::string expected) {
+  // Whatever the check asked (a replay, a policy, a retry after a crash), the very bytes of a key's first
+  // send refused as another request is the fingerprint's fault: that is the finding, not the check's own.
+  if (attempt && x && refused_as_another(*attempt, *x))
+    return report_identical_refused(attempt->intent ? "intent " + attempt->intent->id + ": " : "", *attempt, *x,
+                                    expected);
   add_finding(finding_with_evidence(anomaly, std::move(what), attempt, x, std::move(expected)));
 }
 
@@ -426,7 +431,8 @@ void CheckRun::report_stuck_key(const std::string& who, const Attempt& a, const 
              .expected = want,
              .hint = "a key reused with another body is refused 422 idempotency-key-reused; 409 request-in-progress "
                      "means only that the first request is still running",
-             .intent = a.intent->id});
+             .intent = a.intent->id,
+             .fixed_by = 3});  // telling another body from a repeat is the fingerprint's lesson
     }
     if (!*changed_body_409_stuck_) return;
   }
@@ -465,10 +471,20 @@ bool CheckRun::key_shared(const Intent& intent) const {
   return false;
 }
 
+// 422 idempotency-key-reused to a retry of the very bytes of the intent's first send, with no other intent of
+// the check on its key (so that first body is the key's first, not bob's with alice's key). A retry: a key's
+// first send refused as another body is a key the server took for another (key-conflated), not a fingerprint.
+bool CheckRun::refused_as_another(const Attempt& a, const Exchange& x) {
+  return x.response && x.response->status == 422 && a.intent && a.body == a.intent->body &&
+         !key_shared(*a.intent) && a.content_type == a.intent->attempt().content_type &&
+         problem_type_of(*x.response) == "idempotency-key-reused" && !first_send_of_its_key(x);
+}
+
 // The same bytes as the first send of the key refused as another request: whatever the check was about, the
 // cause is the fingerprint, which is not a function of the body alone. Said once per check.
 void CheckRun::report_identical_refused(const std::string& who, const Attempt& a, const Exchange& x,
                                         const std::string& want) {
+  if (a.intent) refused_as_another_.insert(a.intent->id);
   if (identical_refused_said_) return;
   identical_refused_said_ = true;
   Finding finding = finding_with_evidence(
@@ -536,9 +552,7 @@ bool CheckRun::expect_status(const Exchange& x, const Attempt& a, std::initializ
       report_stuck_key(who, a, x, want);
       return false;
     }
-    if (x.response->status == 422 && a.intent && a.body == a.intent->body && !key_shared(*a.intent) &&
-        a.content_type == a.intent->attempt().content_type &&
-        problem_type_of(*x.response) == "idempotency-key-reused") {
+    if (refused_as_another(a, x)) {
       report_identical_refused(who, a, x, want);
       return false;
     }
@@ -623,8 +637,13 @@ void CheckRun::finish() {
   findings_.insert(findings_.end(), found.begin(), found.end());
   // A success without money for an intent whose first request was answered as a repeat has that one cause,
   // stage 2's lesson (report_fresh_key_as_repeat), not the check's.
-  for (Finding& f : findings_)
-    if (f.anomaly == Anomaly::LostWrite && answered_as_repeat_.count(f.intent) && f.fixed_by < 0) f.fixed_by = 2;
+  // Likewise money that never moved for an intent whose retry was refused as another request: the retry
+  // could not run because of the fingerprint (report_identical_refused), stage 3's lesson.
+  for (Finding& f : findings_) {
+    if (f.fixed_by >= 0) continue;
+    if (f.anomaly == Anomaly::LostWrite && answered_as_repeat_.count(f.intent)) f.fixed_by = 2;
+    if (f.anomaly == Anomaly::NotExecuted && refused_as_another_.count(f.intent)) f.fixed_by = 3;
+  }
 }
 
 }  // namespace grader

@@ -164,6 +164,8 @@ class CheckRun {
   // as evidence names its op, so the report's timeline marks that attempt (grader/report/timeline_svg.h).
   void remember_op(const Exchange& x, std::int64_t op);
   bool key_shared(const Intent& intent) const;
+  // A 422 idempotency-key-reused to the very bytes of the intent's first send, its key the intent's alone.
+  bool refused_as_another(const Attempt& attempt, const Exchange& x);
   // No request of this check was sent with the exchange's key before it (its op, by the history).
   bool first_send_of_its_key(const Exchange& x);
   void report_fresh_key_as_repeat(const std::string& who, const Attempt& attempt, const Exchange& x,
@@ -186,6 +188,7 @@ class CheckRun {
   std::optional<std::size_t> stuck_finding_;  // the stuck-key finding, said once; more add to its count
   int stuck_count_ = 0;
   bool identical_refused_said_ = false;
+  std::set<std::string> refused_as_another_;  // intents whose identical retry was refused 422 as another request
   std::set<std::string> answered_as_repeat_;  // intents whose first request was answered "already processed"
   // A changed body answered 409: whether an identical retry showed the key in progress too (true: stuck), or
   // answered it (false: 409 is this server's answer to another body, said once). Unset until tried.

@@ -148,19 +148,31 @@ void key_ttl(CheckRun& run) {
   Exchange before = run.settle(again);
   // The ledger says whether it executed again; an answer in other words than the first (no entry id) is a
   // replay that differs, judged below, not money moved twice.
-  if (run.moves(pay) > 1)
-    // What follows would judge the key's second life: this one is the finding.
+  if (run.moves(pay) > 1) {
+    // What follows would judge the key's second life: this one is the finding. Which lesson it is, the
+    // control said: a key still in progress after its request finished was never completed, so the clock
+    // ended its lease (stage 4); a completed key was forgotten by the clock, its retention (stage 6).
+    const bool never_completed = is_in_progress(control);
     return run.add_finding(
         {.anomaly = Anomaly::DoubleApply,
-         .what = "the key was forgotten before its TTL: " + std::to_string((ttl_ms - kTtlMarginMs) / 1000) +
-                 " s after its first use (lab clock), under its " + std::to_string(ttl_ms / 1000) +
-                 " s TTL, the same request moved money again",
+         .what = never_completed
+                     ? "a key still answered 409 in progress after its request had finished (the repeat right after "
+                       "it), and once the lab clock passed its lease the same request moved money again: the key "
+                       "was never completed, so its claim ran out instead of being kept"
+                     : "the key was forgotten before its TTL: " + std::to_string((ttl_ms - kTtlMarginMs) / 1000) +
+                           " s after its first use (lab clock), under its " + std::to_string(ttl_ms / 1000) +
+                           " s TTL, the same request moved money again",
          .sent = show_request(again),
          .received = show_exchange(before),
          .expected = "the first response replayed:\n" + show_exchange(first),
-         .hint = "a finished key expires --key-ttl after its first use, never with its lease: look at which of "
-                 "the two the claim stores as the key's expiry, and at the parentheses of the expiry condition",
-         .intent = pay.id});
+         .hint = never_completed
+                     ? "complete the key (state completed, with its outcome) in the transaction that moves the money"
+                     : "a finished key expires --key-ttl after its first use, never with its lease: look at which "
+                       "of the two the claim stores as the key's expiry, and at the parentheses of the expiry "
+                       "condition",
+         .intent = pay.id,
+         .fixed_by = never_completed ? 4 : 6});
+  }
   if (!is_success(before) || entry_id(before) != entry_id(first) || run.moves(pay) != 1)
     run.fail(Anomaly::ReplayMismatch, "before its TTL the key did not replay the first transfer", &again, &before,
              "the first response replayed:\n" + show_exchange(first));
@@ -341,6 +353,18 @@ nlohmann::json compare_policy(CheckRun& run, const ClientInfo& who, const nlohma
 
 // A policy that lists 201 promises that a repeat of a completed transfer is answered with it again, marked
 // with its replay_header: one transfer and one repeat try the promise (stage 5's checks judge the bytes).
+// The policy lists what the contract stores (201 and the bank's refusals), so a promise it does not keep is
+// the behaviour's flaw, not the policy's: a key still in progress was never completed (stage 4's lesson), any
+// other answer is no stored replay (stage 5's). (A 422 to the very bytes is the fingerprint's: CheckRun::fail.)
+void credit_the_replay(CheckRun& run, const Exchange& again) {
+  if (status_of(again) == 422 && problem_type_of(*again.response) == "idempotency-key-reused") return;
+  if (is_in_progress(again))
+    run.give_last_finding_lesson(4, "complete the key with its outcome in the transaction that decides it");
+  else
+    run.give_last_finding_lesson(5, "store the first answer (status, the headers a client reads, body) with the key, "
+                                    "and answer every repeat with those bytes and the replay header");
+}
+
 void expect_201_replayed(CheckRun& run, const TwoAccounts& accounts, const std::string& header) {
   Intent& pay = run.world().transfer(*accounts.owner, *accounts.from, *accounts.to, affordable_amount(run, *accounts.from));
   pay.expect_moves = 1;
@@ -353,6 +377,7 @@ void expect_201_replayed(CheckRun& run, const TwoAccounts& accounts, const std::
                  std::to_string(status_of(again)) +
                  (says_replayed(again, header) ? "" : " without \"" + header + ": true\" (its replay_header)"),
              &same, &again, "201, the first response, with " + header + ": true");
+  credit_the_replay(run, again);
 }
 
 void policy(CheckRun& run) {
@@ -464,14 +489,15 @@ void policy_stored_outcomes(CheckRun& run) {
     const Attempt same = refused.attempt();
     Exchange again = run.settle(same);  // the same key and body, now that the cause is gone (if it can be)
     const bool replayed = status_of(again) == refusal.status && says_replayed(again, header);
-    if (stored && !replayed)
+    if (stored && !replayed) {
       run.fail(Anomaly::PolicyMismatch,
                "the policy lists " + status + " in stored_statuses, but the same key and body " +
                    (is_success(again) ? std::string("ran again")
                                       : "were answered " + std::to_string(status_of(again)) + " without \"" +
                                             header + ": true\" (its replay_header)"),
                &same, &again, status + ", the stored outcome, replayed");
-    else if (!stored && (replayed || (refusal.remove_cause && !is_success(again))))
+      credit_the_replay(run, again);
+    } else if (!stored && (replayed || (refusal.remove_cause && !is_success(again))))
       run.fail(Anomaly::PolicyMismatch,
                "the policy does not list " + status + " in stored_statuses, but the " + status + " was kept", &same,
                &again,
