@@ -107,7 +107,7 @@ Judgement Model::answer(int id, const Answer& observed) {
           bool closer = !closest && e.status == observed.status;
           if (refusal.rule.empty() || closer) {
             closest = closest || closer;
-            const Rule& r = rule(e.rule);
+            const Rule& r = rule(moves_again(e, observed, z) ? "M7" : e.rule);
             refusal.rule = r.id;
             refusal.rule_text = r.text;
             refusal.chapter = r.chapter;

@@ -193,6 +193,20 @@ std::string match(const Expect& e, const Answer& a, World& w) {
   return "";
 }
 
+bool moves_again(const Expect& e, const Answer& a, const World& w) {
+  if (!a.answered || a.status != 201) return false;
+  if (e.kind == Expect::Kind::AlreadyProcessed) return true;
+  if (e.kind != Expect::Kind::Rebuilt && e.kind != Expect::Kind::Replay) return false;
+  const KeyRow* row = const_cast<World&>(w).row(e.row);
+  if (row == nullptr) return false;
+  if (row->stored.status != 201) return true;
+  const Entry& first = w.bank.ledger[static_cast<std::size_t>(row->stored.entry)];
+  JsonText doc = parse_json(a.body);
+  if (!first.id || doc.fault != JsonFault::None || doc.value.kind != Json::Kind::Object) return false;
+  auto id = integer_member(doc.value, "id");
+  return id && *id != *first.id;
+}
+
 std::string describe(const Expect& e, const World& w) {
   auto types = [&] {
     std::string out;

@@ -80,5 +80,9 @@ std::vector<World> finish(const World& w, int flight, const Settings& settings, 
 // may teach the world what the contract left open (an id, a token, the first answer's bytes).
 std::string match(const Expect& expect, const Answer& answer, World& world);
 std::string describe(const Expect& expect, const World& world);
+// Did the answer to a repeat report a new move of the money: a 201 where the first outcome was a refusal or
+// "already processed" was due, or a 201 naming another ledger entry than the first one's? Such a refusal is
+// rule M7's (a repeat moves no money), whatever rule the world's expectation named.
+bool moves_again(const Expect& expect, const Answer& answer, const World& world);
 
 }  // namespace grader::model

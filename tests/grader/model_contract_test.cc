@@ -117,9 +117,30 @@ TEST_CASE("M8: at stage 2 a repeat is 'already processed', whatever its body, an
   REQUIRE(m.judge(transfer("rent"), created(1, 8500)).allowed);
   Model copy = m;
   CHECK(m.judge(transfer("rent"), already_processed()).allowed);
-  Judgement j = copy.judge(transfer("rent"), created(2, 7000));
+  Judgement j = copy.judge(transfer("rent"), json(200, R"({"status":"done"})"));
   CHECK_FALSE(j.allowed);
   CHECK(j.rule == "M8");
+}
+
+// A repeat answered 201 with a new entry moved the money twice: the refusal names M7, at every stage that
+// has keys, whatever the expected answer was (stage 1's server explored at stage 2: grader explore's test).
+TEST_CASE("M7: a repeat answered 201 with a new ledger entry is named as money moved twice") {
+  for (int stage : {2, 4, 5}) {
+    Model m = bank(stage);
+    REQUIRE(m.judge(transfer("rent"), created(1, 8500)).allowed);
+    Model same_entry = m;
+    Judgement j = m.judge(transfer("rent"), created(2, 7000));
+    CHECK_FALSE(j.allowed);
+    CHECK(j.rule == "M7");
+    CHECK_FALSE(j.observed.empty());
+    if (stage == 4) CHECK(same_entry.judge(transfer("rent"), created(1, 8500, 1020)).allowed);  // rebuilt: the same entry
+  }
+  Model overdraft = bank(4);  // a refused first request, then a 201 to its repeat
+  const std::string big = R"({"from_account":1,"to_account":2,"amount":900000,"currency":"USD"})";
+  REQUIRE(overdraft.judge(transfer("big", big), problem(402, "insufficient-funds")).allowed);
+  Judgement j = overdraft.judge(transfer("big", big), created(1, 0, 1000, 900000));
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M7");
 }
 
 TEST_CASE("M9: a key reused with another body is 422 at stage 6, 'already processed' allowed at stage 2") {
