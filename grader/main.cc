@@ -2,7 +2,7 @@
 //
 // The rooms below it (grader/CMakeLists.txt draws the floors): cli/ holds every command and the one
 // command-line parser they share (cli/command_line.h); report/ what people and CI systems read; day/, demo/,
-// soak/ and load/ the engines; checks/ the checks and their runner; record/ the history and the audit;
+// soak/, load/ and explore/ the engines; checks/ the checks and their runner; record/ the history and the audit;
 // wire/ HTTP and the server's process; base/ the ground floor.
 #include <malloc.h>
 
@@ -15,6 +15,7 @@
 #include "grader/cli/class_command.h"
 #include "grader/cli/day.h"
 #include "grader/cli/demo.h"
+#include "grader/cli/explore.h"
 #include "grader/cli/grade.h"
 #include "grader/cli/load.h"
 #include "grader/cli/matrix.h"
@@ -53,6 +54,7 @@ const Command kCommands[] = {
     {"mutants", "the grader against stage 6's mutants", grader::run_mutants},
     {"soak", "crash-and-retry rounds on stage 6, each checked", grader::run_soak},
     {"load", "bounded loopback load on stage 6", grader::run_load},
+    {"explore", "random histories judged by the model of the contract, shrunk", grader::run_explore},
     {"class", "a whole class of submissions, a few at a time, with a summary", grader::run_class},
 };
 
