@@ -80,7 +80,7 @@ Judgement Model::answer(int id, const Answer& observed) {
   Judgement refusal;
   refusal.allowed = false;
   std::set<std::string> words;
-  bool closest = false;
+  bool closest = false, moved_again = false;
   for (const World& w : worlds_) {
     for (const World& x : advance_others(w, id, last_real_ms_)) {
       // This request's own steps, to the end.
@@ -103,11 +103,14 @@ Judgement Model::answer(int id, const Answer& observed) {
           next.push_back(std::move(z));
         } else {
           // The rule named is the first world's, unless a later one expected the status that came: that
-          // world's rule says best what is wrong with this answer.
-          bool closer = !closest && e.status == observed.status;
-          if (refusal.rule.empty() || closer) {
+          // world's rule says best what is wrong with this answer. Above both: a world in which the answer
+          // is a repeat that moved the money again (M7), the worst a server can do to a retrying client.
+          bool again = !moved_again && moves_again(e, observed, z);
+          bool closer = !moved_again && !closest && e.status == observed.status;
+          if (refusal.rule.empty() || closer || again) {
             closest = closest || closer;
-            const Rule& r = rule(moves_again(e, observed, z) ? "M7" : e.rule);
+            moved_again = moved_again || again;
+            const Rule& r = rule(again ? "M7" : e.rule);
             refusal.rule = r.id;
             refusal.rule_text = r.text;
             refusal.chapter = r.chapter;

@@ -135,6 +135,14 @@ TEST_CASE("M7: a repeat answered 201 with a new ledger entry is named as money m
     CHECK_FALSE(j.observed.empty());
     if (stage == 4) CHECK(same_entry.judge(transfer("rent"), created(1, 8500, 1020)).allowed);  // rebuilt: the same entry
   }
+  // Overlapping: the repeat ran first and the slow first request ran too. Some world had the first run
+  // and the repeat rebuilt (M5 would name the wrong balance), but the answer is a second entry: M7.
+  Model overlap = bank(2);
+  overlap.send(1, transfer("slow", kTransfer, "tok_a", {{"Lab-Delay-Ms", "800"}}));
+  REQUIRE(overlap.judge(transfer("slow"), created(1, 8500)).allowed);
+  Judgement twice = overlap.answer(1, created(2, 7000));
+  CHECK_FALSE(twice.allowed);
+  CHECK(twice.rule == "M7");
   Model overdraft = bank(4);  // a refused first request, then a 201 to its repeat
   const std::string big = R"({"from_account":1,"to_account":2,"amount":900000,"currency":"USD"})";
   REQUIRE(overdraft.judge(transfer("big", big), problem(402, "insufficient-funds")).allowed);
