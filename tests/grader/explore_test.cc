@@ -8,7 +8,7 @@
 #include "grader/explore/history.h"
 #include "grader/explore/shrink.h"
 
-// Inside the room's namespace: the grader_tests unity build also sees grader::History (record/history.h).
+// Inside the room's namespace: the grader_tests unity build also sees grader::History (grader/record/history.h).
 namespace grader::explore {
 namespace {
 
