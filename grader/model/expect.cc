@@ -207,6 +207,14 @@ bool moves_again(const Expect& e, const Answer& a, const World& w) {
   return id && *id != *first.id;
 }
 
+bool refuses_same_body(const Expect& e, const Answer& a) {
+  bool repeat = e.kind == Expect::Kind::AlreadyProcessed || e.kind == Expect::Kind::Rebuilt || e.kind == Expect::Kind::Replay;
+  if (!repeat || !a.answered || a.status != 422) return false;
+  JsonText doc = parse_json(a.body);
+  return doc.fault == JsonFault::None && doc.value.kind == Json::Kind::Object &&
+         string_member(doc.value, "type") == "/problems/idempotency-key-reused";
+}
+
 std::string describe(const Expect& e, const World& w) {
   auto types = [&] {
     std::string out;

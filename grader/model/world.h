@@ -84,5 +84,8 @@ std::string describe(const Expect& expect, const World& world);
 // "already processed" was due, or a 201 naming another ledger entry than the first one's? Such a refusal is
 // rule M7's (a repeat moves no money), whatever rule the world's expectation named.
 bool moves_again(const Expect& expect, const Answer& answer, const World& world);
+// Was a repeat of the same canonical body refused as a reused key (422 idempotency-key-reused)? That is
+// rule M9's second half (the same body in any spelling is the same request), whatever the world expected.
+bool refuses_same_body(const Expect& expect, const Answer& answer);
 
 }  // namespace grader::model

@@ -175,7 +175,14 @@ TEST_CASE("M9: the same body in another spelling is the same request") {
   const std::string respelled = R"({ "currency": "\u0055SD", "amount": 1.5e3, "to_account": 2.0, "from_account": 1 })";
   Model copy = m;
   CHECK(m.judge(transfer("k", respelled), already_processed()).allowed);
-  CHECK_FALSE(copy.judge(transfer("k", respelled), problem(422, "idempotency-key-reused")).allowed);
+  Judgement j = copy.judge(transfer("k", respelled), problem(422, "idempotency-key-reused"));
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M9");  // named for the spelling, not for the 'already processed' that was due
+  Model four = bank(4);   // and where the first outcome was due again
+  REQUIRE(four.judge(transfer("k"), created(1, 8500)).allowed);
+  Judgement k = four.judge(transfer("k", respelled), problem(422, "idempotency-key-reused"));
+  CHECK_FALSE(k.allowed);
+  CHECK(k.rule == "M9");
 }
 
 TEST_CASE("M10, M11: 409 while the lease runs, after it a retry takes over and the old holder is fenced out") {
