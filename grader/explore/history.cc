@@ -42,7 +42,9 @@ struct Earlier {
   std::size_t step = 0;
 };
 
-bool has_intent(const Step& s) { return s.kind == StepKind::Send || s.kind == StepKind::InFlight || s.kind == StepKind::Crash; }
+bool has_intent(const Step& s) {
+  return s.kind == StepKind::Send || s.kind == StepKind::InFlight || s.kind == StepKind::Crash || s.kind == StepKind::Busy;
+}
 
 Earlier earlier_use(const History& h, std::size_t i) {
   const Intent& now = h[i].intent;
@@ -86,15 +88,16 @@ History generate(std::uint64_t seed, int stage, int length, std::int64_t lease_m
   std::vector<Intent> sent;
   int next_key = 1;
   // The kinds of step and their weights; a kind is drawn only at the stages that speak of it.
-  enum Choice { Fresh, Balance, Crash, Repeat, InFlight, Changed, Respelled, Clock, Scope };
+  enum Choice { Fresh, Balance, Crash, Busy, Repeat, InFlight, Changed, Respelled, Clock, Scope };
   struct Weighted {
     Choice choice;
     int stage, weight;
     bool needs_earlier;
   };
-  constexpr Weighted kChoices[] = {{Fresh, 1, 4, false},   {Balance, 1, 1, false},  {Crash, 1, 1, false},
-                                   {Repeat, 2, 3, true},   {InFlight, 2, 1, false}, {Changed, 3, 1, true},
-                                   {Respelled, 3, 1, true}, {Clock, 4, 1, false},   {Scope, 6, 1, true}};
+  constexpr Weighted kChoices[] = {{Fresh, 1, 4, false},    {Balance, 1, 1, false},  {Crash, 1, 1, false},
+                                   {Busy, 1, 1, false},     {Repeat, 2, 3, true},    {InFlight, 2, 1, false},
+                                   {Changed, 3, 1, true},   {Respelled, 3, 1, true}, {Clock, 4, 1, false},
+                                   {Scope, 6, 1, true}};
   while (static_cast<int>(h.size()) < length) {
     int total = 0;
     for (const Weighted& w : kChoices)
@@ -123,6 +126,10 @@ History generate(std::uint64_t seed, int stage, int length, std::int64_t lease_m
         s.crash_point = points[static_cast<std::size_t>(rng.between(0, static_cast<std::int64_t>(points.size()) - 1))];
         break;
       }
+      case Busy:
+        s.kind = StepKind::Busy;
+        s.intent = fresh_intent(rng, next_key);
+        break;
       case Repeat:
         s.intent = sent[static_cast<std::size_t>(rng.between(0, static_cast<std::int64_t>(sent.size()) - 1))];
         break;
@@ -156,8 +163,10 @@ History generate(std::uint64_t seed, int stage, int length, std::int64_t lease_m
     }
     if (has_intent(s)) sent.push_back(s.intent);
     h.push_back(s);
-    // A client whose request got no answer sends it again: most crashes are followed by their retry.
-    if (s.kind == StepKind::Crash && stage >= 2 && static_cast<int>(h.size()) < length && rng.between(0, 2) != 0) {
+    // A client whose request got no answer (or a 503) sends it again: most crashes and busy answers are
+    // followed by their retry.
+    const bool unknown_outcome = s.kind == StepKind::Crash || s.kind == StepKind::Busy;
+    if (unknown_outcome && stage >= 2 && static_cast<int>(h.size()) < length && rng.between(0, 2) != 0) {
       Step retry;
       retry.intent = s.intent;
       h.push_back(retry);
@@ -171,6 +180,7 @@ int stage_needed(const History& h, std::size_t i) {
   int needed = has_intent(s) ? stage_of(earlier_use(h, i).relation) : 1;
   switch (s.kind) {
     case StepKind::Send:
+    case StepKind::Busy:
     case StepKind::Balance: break;
     case StepKind::InFlight: needed = std::max(needed, s.takeover ? 4 : 2); break;
     case StepKind::Crash:
@@ -191,6 +201,7 @@ std::string describe(const History& h, std::size_t i) {
             (s.takeover ? " once the lab clock has passed the lease" : "");
       break;
     case StepKind::Crash: out = request_words(s.intent) + " with Lab-Crash: " + s.crash_point + ", then a restart if it died"; break;
+    case StepKind::Busy: out = request_words(s.intent) + " with Lab-Fail: busy"; break;
     case StepKind::Clock: out = "POST /admin/clock: advance_ms " + std::to_string(s.advance_ms); break;
     case StepKind::Balance:
       out = std::string("GET /accounts/") + kAccountNames[s.account] + " as " + kClientNames[s.asker];

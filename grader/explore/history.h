@@ -13,6 +13,7 @@
 //   InFlight  the same request twice, the first slowed by Lab-Delay-Ms, the second sent while it runs;
 //             with `takeover` the lab clock first passes the lease, so the second may take the key over
 //   Crash     a request with Lab-Crash at a point, then the server started again on its database
+//   Busy      a request with Lab-Fail: busy (503, nothing moves; from stage 4 the key is released)
 //   Clock     POST /admin/clock: past the lease, or past the key TTL
 //   Balance   GET /accounts/{id} by a client, its own account or another's
 // Each kind is generated only at the stages whose contract speaks of it (stage_needed).
@@ -45,11 +46,11 @@ struct Intent {
   bool operator==(const Intent&) const = default;
 };
 
-enum class StepKind { Send, InFlight, Crash, Clock, Balance };
+enum class StepKind { Send, InFlight, Crash, Busy, Clock, Balance };
 
 struct Step {
   StepKind kind = StepKind::Send;
-  Intent intent;              // Send, InFlight, Crash
+  Intent intent;              // Send, InFlight, Crash, Busy
   std::string crash_point;    // Crash: "before-money", "after-money", "after-commit-N"
   bool takeover = false;      // InFlight: the lab clock passes the lease before the second is sent
   std::int64_t advance_ms = 0;  // Clock

@@ -141,6 +141,7 @@ class Session {
         }
         return allowed;
       }
+      case StepKind::Busy: return judged(i, "", money(s.intent, {{"Lab-Fail", "busy"}}));
       case StepKind::InFlight: return in_flight(i, s);
     }
     return true;

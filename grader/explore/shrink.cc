@@ -71,6 +71,9 @@ std::vector<Step> simplifications(const Step& s) {
       with([](Step& t) { t.kind = StepKind::Send; t.crash_point.clear(); });
       with([](Step& t) { t.crash_point = "before-money"; });
       break;
+    case StepKind::Busy:
+      with([](Step& t) { t.kind = StepKind::Send; });
+      break;
     case StepKind::Send:
     case StepKind::Clock:
     case StepKind::Balance: break;

@@ -30,7 +30,7 @@ struct Shrunk {
 Shrunk shrink(const History& failing, const StillFails& still_fails, int max_tries = kMaxShrinkTries);
 
 // The simpler versions of a step, simplest first: a plain spelling, no delay, no takeover, a plain send
-// instead of a crash, a smaller amount.
+// instead of a crash or a busy fault, a smaller amount.
 std::vector<Step> simplifications(const Step& step);
 
 }  // namespace grader::explore

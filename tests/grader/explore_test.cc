@@ -55,10 +55,10 @@ TEST_CASE("explore: generate draws only steps the stage's contract speaks of") {
     }
     CHECK(highest == (stage == 5 ? 4 : stage));  // the stage's own steps do come (stage 5's lesson is in answers)
   }
-  CHECK(kinds_at(1) == std::set<StepKind>{StepKind::Send, StepKind::Crash, StepKind::Balance});
+  CHECK(kinds_at(1) == std::set<StepKind>{StepKind::Send, StepKind::Crash, StepKind::Busy, StepKind::Balance});
   CHECK(kinds_at(3).count(StepKind::InFlight) == 1);
   CHECK(kinds_at(3).count(StepKind::Clock) == 0);
-  CHECK(kinds_at(6).size() == 5);
+  CHECK(kinds_at(6).size() == 6);
 }
 
 TEST_CASE("explore: stage_needed reads what a step is to the earlier use of its key") {
