@@ -33,11 +33,10 @@ const CommandSpec kExploreSpec{
 client could take: transfers and payouts with fresh keys, repeats (identical, another amount, the same JSON
 written differently, another client or endpoint), a request slowed by Lab-Delay-Ms and repeated while it
 runs, a Lab-Crash and a restart, a Lab-Fail: busy, the lab clock moved past the lease or the key TTL, a
-balance read. Only
-steps the stage's contract speaks of. Every request and answer goes to the model (grader/model/), which
-refuses an answer no state of a correct server of stage N allows. The first refused history is shrunk to
-the shortest that still fails the same rule, and shown step by step with what came back, the rule, its
-text and chapter, what the model allowed and what it observed.)",
+balance read; only steps the stage's contract speaks of. Every request and answer goes to the model
+(grader/model/), which refuses an answer no state of a correct server of stage N allows. The first refused
+history is shrunk to the shortest that still fails the same rule, and shown step by step with what came
+back, the rule, its text and chapter, what the model allowed and what it observed.)",
     .flags = {{"--stage", "N", "the contract to hold the server to, 1 to 6 (default 6); also the reference server run"},
               {"--seed", "S", "the histories (default: a fresh seed, printed)"},
               {"--histories", "K", "how many histories (default 20)"},
