@@ -26,6 +26,7 @@ std::string answer_words(const model::Answer& a, const std::string& error) {
   return out + " " + body;
 }
 
+// One run: the server, the model judging it, the ids and tokens its setup handed out, and the transcript.
 class Session {
  public:
   Session(Target& target, int stage, const ServerFacts& facts, Run& run)

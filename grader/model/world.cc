@@ -236,6 +236,8 @@ std::vector<World> arrive_money(World x, int id, Endpoint endpoint, const Settin
     return r.scope.client == scope.client && r.scope.endpoint == scope.endpoint && r.scope.key == scope.key;
   });
   if (found == x.keys.end()) {
+    bool other_scope = std::any_of(x.keys.begin(), x.keys.end(), [&](const KeyRow& r) { return r.scope.key == scope.key; });
+    if (other_scope) x.flight(id)->runs_because = "M16";
     claim(x, id, scope, now, s);
     return {std::move(x)};
   }
@@ -245,6 +247,7 @@ std::vector<World> arrive_money(World x, int id, Endpoint endpoint, const Settin
     World y = x;
     std::int64_t dead = found->row;
     std::erase_if(y.keys, [&](const KeyRow& r) { return r.row == dead; });
+    y.flight(id)->runs_because = "M17";
     claim(y, id, scope, now, s);
     out.push_back(std::move(y));
   }
@@ -265,6 +268,7 @@ World completed(World y, int id, const BankVerdict& v) {
   } else {
     e = problem(v.status, {v.problem}, "M4");
   }
+  if (f.runs_because != nullptr) e.rule = f.runs_because;
   if (KeyRow* row = y.row(f.row)) {
     row->state = KeyState::Completed;
     row->holder = -1;

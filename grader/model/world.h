@@ -53,6 +53,9 @@ struct Flight {
   MoneyRequest money;  // Holding: the valid request it runs
   std::int64_t row = 0;  // Holding: its claim (0: no key table)
   int fence = 0;
+  // The rule a wrong answer to it breaks when it runs only because of stage 6's lesson: "M17" (it claimed a
+  // key whose row had expired), "M16" (the key string is taken in another scope); null: M5 and M4.
+  const char* runs_because = nullptr;
   Expect expect;       // Done
 };
 

@@ -238,7 +238,9 @@ TEST_CASE("M16: at stage 6 another client's key is its own request, stage 5 may 
   REQUIRE(five.judge(transfer("invoice"), created(1, 8500)).allowed);
   Model six_copy = six;
   CHECK(six.judge(transfer("invoice", kTransfer, "tok_b"), problem(404, "not-found")).allowed);  // Bob does not own account 1
-  CHECK_FALSE(six_copy.judge(transfer("invoice", kTransfer, "tok_b"), replayed(created(1, 8500))).allowed);
+  Judgement j = six_copy.judge(transfer("invoice", kTransfer, "tok_b"), replayed(created(1, 8500)));
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M16");  // named for the scope, not for the bank's 404 that was due
   CHECK(five.judge(transfer("invoice", kTransfer, "tok_b"), replayed(created(1, 8500))).allowed);
 }
 
@@ -252,7 +254,9 @@ TEST_CASE("M17: after --key-ttl the same request runs again, before it, it is re
   REQUIRE(m.judge(advance(61000), json(200, R"({"now_ms":61000})")).allowed);
   Model after = m;
   CHECK(m.judge(transfer("rent"), created(2, 7000, 62000)).allowed);
-  CHECK_FALSE(after.judge(transfer("rent"), replayed(created(1, 8500))).allowed);
+  Judgement j = after.judge(transfer("rent"), replayed(created(1, 8500)));
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M17");  // named for the retention, not for the 201 that was due
 }
 
 TEST_CASE("M14: busy is 503 with Retry-After, from stage 4 the retry runs, at stage 3 it is 'already processed'") {
