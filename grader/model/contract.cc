@@ -110,7 +110,11 @@ Judgement Model::answer(int id, const Answer& observed) {
           if (refusal.rule.empty() || closer || again) {
             closest = closest || closer;
             moved_again = moved_again || again;
-            const Rule& r = rule(again ? "M7" : refuses_same_body(e, observed) ? "M9" : e.rule);
+            const char* named = again                                          ? "M7"
+                                : refuses_same_body(e, observed)                 ? "M9"
+                                : first_answer_marked_replayed(e, observed, z)   ? "M15"
+                                                                                 : e.rule;
+            const Rule& r = rule(named);
             refusal.rule = r.id;
             refusal.rule_text = r.text;
             refusal.chapter = r.chapter;

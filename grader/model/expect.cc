@@ -4,6 +4,7 @@
 // ids, titles, details and created_at open, and an agreeing answer teaches the world the ids it chose.
 #include <algorithm>
 #include <cctype>
+#include <string_view>
 
 #include "grader/model/canonical.h"
 #include "grader/model/world.h"
@@ -213,6 +214,13 @@ bool refuses_same_body(const Expect& e, const Answer& a) {
   JsonText doc = parse_json(a.body);
   return doc.fault == JsonFault::None && doc.value.kind == Json::Kind::Object &&
          string_member(doc.value, "type") == "/problems/idempotency-key-reused";
+}
+
+bool first_answer_marked_replayed(const Expect& e, const Answer& a, const World& w) {
+  bool first = e.kind == Expect::Kind::Created || e.kind == Expect::Kind::Problem;
+  // A request that runs only because of stage 6's lesson: its own rule (M16, M17) says more about a replay.
+  bool lesson_six = std::string_view(e.rule) == "M16" || std::string_view(e.rule) == "M17";
+  return first && !lesson_six && a.answered && has(w.lessons, Lesson::StoredReplay) && replayed_header(a);
 }
 
 std::string describe(const Expect& e, const World& w) {

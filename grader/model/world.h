@@ -90,5 +90,8 @@ bool moves_again(const Expect& expect, const Answer& answer, const World& world)
 // Was a repeat of the same canonical body refused as a reused key (422 idempotency-key-reused)? That is
 // rule M9's second half (the same body in any spelling is the same request), whatever the world expected.
 bool refuses_same_body(const Expect& expect, const Answer& answer);
+// Does a first answer carry Idempotent-Replayed where the server keeps first answers (stage 5 on)? Rule M15's
+// second half, whatever rule the expected first answer named (but M16 and M17, which say more).
+bool first_answer_marked_replayed(const Expect& expect, const Answer& answer, const World& world);
 
 }  // namespace grader::model

@@ -230,6 +230,7 @@ TEST_CASE("M15: a first answer never carries Idempotent-Replayed from stage 5") 
   Judgement j = m.judge(transfer("k"), replayed(created(1, 8500)));
   CHECK_FALSE(j.allowed);
   CHECK(j.observed.find("Idempotent-Replayed") != std::string::npos);
+  CHECK(j.rule == "M15");  // named for the header, not for the 201 that was due
 }
 
 TEST_CASE("M16: at stage 6 another client's key is its own request, stage 5 may replay the stranger's answer") {
