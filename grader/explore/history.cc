@@ -167,6 +167,14 @@ History generate(std::uint64_t seed, int stage, int length, std::int64_t lease_m
     // followed by their retry.
     const bool unknown_outcome = s.kind == StepKind::Crash || s.kind == StepKind::Busy;
     if (unknown_outcome && stage >= 2 && static_cast<int>(h.size()) < length && rng.between(0, 2) != 0) {
+      // From stage 4 a crashed claim holds its key until its lease runs out: half the retries wait it out on
+      // the lab clock, so the retry must take the key over (the crash proves the claim was made before).
+      if (s.kind == StepKind::Crash && stage >= 4 && static_cast<int>(h.size()) + 1 < length && rng.between(0, 1) == 0) {
+        Step wait;
+        wait.kind = StepKind::Clock;
+        wait.advance_ms = lease_ms + kPastDeadlineMs;
+        h.push_back(wait);
+      }
       Step retry;
       retry.intent = s.intent;
       h.push_back(retry);

@@ -218,9 +218,9 @@ bool refuses_same_body(const Expect& e, const Answer& a) {
 
 bool first_answer_marked_replayed(const Expect& e, const Answer& a, const World& w) {
   bool first = e.kind == Expect::Kind::Created || e.kind == Expect::Kind::Problem;
-  // A request that runs only because of stage 6's lesson: its own rule (M16, M17) says more about a replay.
-  bool lesson_six = std::string_view(e.rule) == "M16" || std::string_view(e.rule) == "M17";
-  return first && !lesson_six && a.answered && has(w.lessons, Lesson::StoredReplay) && replayed_header(a);
+  // A request that runs only because of a lesson (M11, M16, M17): its own rule says more about a replay.
+  bool by_lesson = std::string_view(e.rule) == "M11" || std::string_view(e.rule) == "M16" || std::string_view(e.rule) == "M17";
+  return first && !by_lesson && a.answered && has(w.lessons, Lesson::StoredReplay) && replayed_header(a);
 }
 
 std::string describe(const Expect& e, const World& w) {

@@ -207,6 +207,7 @@ std::vector<World> repeat(World y, int id, std::int64_t row_id, Span now, const 
     g.phase = Flight::Phase::Holding;
     g.row = r.row;
     g.fence = r.fence;
+    g.runs_because = "M11";
     out.push_back(std::move(z));
   }
   return out;

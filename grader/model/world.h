@@ -53,8 +53,9 @@ struct Flight {
   MoneyRequest money;  // Holding: the valid request it runs
   std::int64_t row = 0;  // Holding: its claim (0: no key table)
   int fence = 0;
-  // The rule a wrong answer to it breaks when it runs only because of stage 6's lesson: "M17" (it claimed a
-  // key whose row had expired), "M16" (the key string is taken in another scope); null: M5 and M4.
+  // The rule a wrong answer to it breaks when it runs only because of a lesson beyond the bank's: "M11" (it
+  // took over a claim whose lease ran out), "M17" (it claimed a key whose row had expired), "M16" (the key
+  // string is taken in another scope); null: M5 and M4.
   const char* runs_because = nullptr;
   Expect expect;       // Done
 };
@@ -91,7 +92,7 @@ bool moves_again(const Expect& expect, const Answer& answer, const World& world)
 // rule M9's second half (the same body in any spelling is the same request), whatever the world expected.
 bool refuses_same_body(const Expect& expect, const Answer& answer);
 // Does a first answer carry Idempotent-Replayed where the server keeps first answers (stage 5 on)? Rule M15's
-// second half, whatever rule the expected first answer named (but M16 and M17, which say more).
+// second half, whatever rule the expected first answer named (but M11, M16 and M17, which say more).
 bool first_answer_marked_replayed(const Expect& expect, const Answer& answer, const World& world);
 
 }  // namespace grader::model

@@ -204,6 +204,20 @@ TEST_CASE("M10, M11: 409 while the lease runs, after it a retry takes over and t
   CHECK_FALSE(twice.allowed);
 }
 
+TEST_CASE("M11: after a crash and the lease, the retry must take the key over, a 409 is refused") {
+  Model m = bank(4);
+  REQUIRE(m.judge(transfer("k", kTransfer, "tok_a", {{"Lab-Crash", "before-money"}}), Answer::none()).allowed);
+  m.restart();
+  Model early = m;  // within the lease the crashed claim still holds the key
+  CHECK(early.judge(transfer("k"), problem(409, "request-in-progress", {{"Retry-After", "1"}})).allowed);
+  REQUIRE(m.judge(advance(35000), json(200, R"({"now_ms":1035000})")).allowed);
+  Model later = m;
+  CHECK(m.judge(transfer("k"), created(1, 8500)).allowed);
+  Judgement j = later.judge(transfer("k"), problem(409, "request-in-progress", {{"Retry-After", "1"}}));
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M11");  // named for the takeover, not for the 201 that was due
+}
+
 TEST_CASE("M12 and M15: stage 4 may rebuild a completed outcome, stage 5 replays the first bytes") {
   Model four = bank(4);
   REQUIRE(four.judge(transfer("rent"), created(5, 8500, 1000)).allowed);
