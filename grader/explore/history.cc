@@ -30,8 +30,9 @@ Intent fresh_intent(Rng& rng, int& next_key) {
   in.payout = rng.between(0, 3) == 0;
   in.key = "k" + std::to_string(next_key++);
   in.from = account_of(rng, in.client);
+  if (rng.between(0, 9) == 0) in.from = in.client == 0 ? 2 : 0;  // another client's account: 404
   in.to = other_account(rng, in.from);
-  in.amount = rng.between(1, 40) * 100;
+  in.amount = rng.between(1, 40) * 100;  // whole hundreds: a respelled body writes 1500 as 15e2
   return in;
 }
 

@@ -42,7 +42,7 @@ struct Intent {
   std::string key;         // the Idempotency-Key
   int from = 0, to = 1;    // account places (to: transfers only)
   std::int64_t amount = 0;
-  bool respelled = false;  // the same JSON written differently: members reversed, spaces, 1500.0
+  bool respelled = false;  // the same JSON written differently: members in another order, spaces, 15e2
   bool operator==(const Intent&) const = default;
 };
 

@@ -101,15 +101,17 @@ class Session {
     const std::string from = std::to_string(accounts_[static_cast<std::size_t>(in.from)]);
     const std::string to = std::to_string(accounts_[static_cast<std::size_t>(in.to)]);
     const std::string amount = std::to_string(in.amount);
+    // The same number written as an exponent (amounts are whole hundreds; 100 * 1.5 would not be exact).
+    const std::string spelled = in.amount % 100 == 0 ? std::to_string(in.amount / 100) + "e2" : amount + ".0";
     std::string body;
     if (in.payout) {
       const std::string destination = R"("DE89370400440532013000")";
-      body = in.respelled ? R"({ "memo" : "explore", "destination" : )" + destination + R"(, "currency" : "USD", "amount" : )" +
-                                amount + R"(.0, "from_account" : )" + from + " }"
+      body = in.respelled ? R"({ "memo" : "explore", "destination" : )" + destination + R"(, "currency" : "USD", "amount":)" +
+                                spelled + R"(, "from_account" : )" + from + " }"
                           : R"({"from_account":)" + from + R"(,"amount":)" + amount + R"(,"currency":"USD","destination":)" +
                                 destination + R"(,"memo":"explore"})";
     } else {
-      body = in.respelled ? R"({ "memo" : "explore", "currency" : "USD", "amount" : )" + amount + R"(.0, "to_account" : )" + to +
+      body = in.respelled ? R"({ "memo" : "explore", "currency" : "USD", "amount":)" + spelled + R"(, "to_account" : )" + to +
                                 R"(, "from_account" : )" + from + " }"
                           : R"({"from_account":)" + from + R"(,"to_account":)" + to + R"(,"amount":)" + amount +
                                 R"(,"currency":"USD","memo":"explore"})";
