@@ -471,13 +471,26 @@ bool CheckRun::key_shared(const Intent& intent) const {
   return false;
 }
 
-// 422 idempotency-key-reused to a retry of the very bytes of the intent's first send, with no other intent of
-// the check on its key (so that first body is the key's first, not bob's with alice's key). A retry: a key's
-// first send refused as another body is a key the server took for another (key-conflated), not a fingerprint.
-bool CheckRun::refused_as_another(const Attempt& a, const Exchange& x) {
+// 422 idempotency-key-reused to the very bytes of the intent's first send, with no other intent of the check
+// on its key, nor on a key that differs from it only in letter case or spaces (so that first body is the
+// key's first: not bob's with alice's key, nor a key the server took for another, which is key-conflated).
+bool CheckRun::refused_as_another(const Attempt& a, const Exchange& x) const {
   return x.response && x.response->status == 422 && a.intent && a.body == a.intent->body &&
-         !key_shared(*a.intent) && a.content_type == a.intent->attempt().content_type &&
-         problem_type_of(*x.response) == "idempotency-key-reused" && !first_send_of_its_key(x);
+         !key_shared(*a.intent) && !key_near_another(*a.intent) &&
+         a.content_type == a.intent->attempt().content_type &&
+         problem_type_of(*x.response) == "idempotency-key-reused";
+}
+
+bool CheckRun::key_near_another(const Intent& intent) const {
+  const auto folded = [](std::string key) {
+    key.erase(0, std::min(key.find_first_not_of(' '), key.size()));
+    key.erase(key.find_last_not_of(' ') + 1);
+    for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return key;
+  };
+  for (const Intent& other : world_.intents())
+    if (&other != &intent && other.key != intent.key && folded(other.key) == folded(intent.key)) return true;
+  return false;
 }
 
 // The same bytes as the first send of the key refused as another request: whatever the check was about, the
@@ -643,6 +656,10 @@ void CheckRun::finish() {
     if (f.fixed_by >= 0) continue;
     if (f.anomaly == Anomaly::LostWrite && answered_as_repeat_.count(f.intent)) f.fixed_by = 2;
     if (f.anomaly == Anomaly::NotExecuted && refused_as_another_.count(f.intent)) f.fixed_by = 3;
+    // A success told while the first request still ran is the in-progress state's lesson (stage 4), also when
+    // a later stage's check saw it.
+    if (const int own = info(Anomaly::InFlightLie).fixed_by; f.anomaly == Anomaly::InFlightLie && check_.stage > own)
+      f.fixed_by = own;
   }
 }
 

@@ -165,7 +165,9 @@ class CheckRun {
   void remember_op(const Exchange& x, std::int64_t op);
   bool key_shared(const Intent& intent) const;
   // A 422 idempotency-key-reused to the very bytes of the intent's first send, its key the intent's alone.
-  bool refused_as_another(const Attempt& attempt, const Exchange& x);
+  bool refused_as_another(const Attempt& attempt, const Exchange& x) const;
+  // Another intent's key differs from this one's only in letter case or spaces (stage2.keys-compared-exactly).
+  bool key_near_another(const Intent& intent) const;
   // No request of this check was sent with the exchange's key before it (its op, by the history).
   bool first_send_of_its_key(const Exchange& x);
   void report_fresh_key_as_repeat(const std::string& who, const Attempt& attempt, const Exchange& x,

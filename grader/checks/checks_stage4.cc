@@ -92,7 +92,12 @@ void crash_before_money(CheckRun& run) {
              "right after the crash a retry executed at once, while the crashed request's claim was still within "
              "its lease: a claim is known dead only when its lease is over",
              &retry, &early, "409 request-in-progress until the lease runs out, then the retry executes");
-  if (early.response && early.response->status != 409 && early.response->status != 503) return;  // answered
+  if (early.response && early.response->status != 409 && early.response->status != 503) {
+    // Answered: a success is judged above; any other answer is none the contract gives this retry (a 422 to
+    // its very bytes is the fingerprint's: CheckRun::expect_status says so).
+    if (!is_success(early)) run.expect_status(early, retry, {409}, "request-in-progress");
+    return;
+  }
   // After the lease, a retry takes the claim over and moves the money once.
   Exchange done = run.settle(pay.attempt(), Settle{.lease_takeover = true});
   observe_if_success(run, done, pay);

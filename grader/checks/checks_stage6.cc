@@ -371,13 +371,14 @@ void expect_201_replayed(CheckRun& run, const TwoAccounts& accounts, const std::
   if (!is_success(run.settle(pay.attempt()))) return;  // a transfer that fails is the contract checks' to name
   const Attempt same = pay.attempt();
   Exchange again = run.settle(same);
-  if (status_of(again) != 201 || !says_replayed(again, header))
+  if (status_of(again) != 201 || !says_replayed(again, header)) {
     run.fail(Anomaly::PolicyMismatch,
              "the policy lists 201 in stored_statuses, but a repeat of a completed transfer was answered " +
                  std::to_string(status_of(again)) +
                  (says_replayed(again, header) ? "" : " without \"" + header + ": true\" (its replay_header)"),
              &same, &again, "201, the first response, with " + header + ": true");
-  credit_the_replay(run, again);
+    credit_the_replay(run, again);
+  }
 }
 
 void policy(CheckRun& run) {
