@@ -120,6 +120,9 @@ class CheckRun {
   // The last finding is an earlier lesson's than the check's (a control step failed): that stage and its hint.
   // Not for a finding that already has a hint of its own (a transport fault, a 503 beside other requests).
   void give_last_finding_lesson(int stage, const std::string& hint);
+  // A 422 idempotency-key-reused to the very bytes of the intent's first send, its key the intent's alone:
+  // fail() reports it as the fingerprint's finding (once), whatever the check asked.
+  bool refused_as_another(const Attempt& attempt, const Exchange& x) const;
   const std::vector<Finding>& findings() const { return findings_; }
 
   // After the body: waits for every request the check sent to end, reads the ledger and the balances
@@ -164,8 +167,6 @@ class CheckRun {
   // as evidence names its op, so the report's timeline marks that attempt (grader/report/timeline_svg.h).
   void remember_op(const Exchange& x, std::int64_t op);
   bool key_shared(const Intent& intent) const;
-  // A 422 idempotency-key-reused to the very bytes of the intent's first send, its key the intent's alone.
-  bool refused_as_another(const Attempt& attempt, const Exchange& x) const;
   // Another intent's key differs from this one's only in letter case or spaces (stage2.keys-compared-exactly).
   bool key_near_another(const Intent& intent) const;
   // No request of this check was sent with the exchange's key before it (its op, by the history).

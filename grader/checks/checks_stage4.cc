@@ -43,14 +43,16 @@ void in_flight_repeat(CheckRun& run) {
     }
     if (run.expect_status(x, repeat, {409}, "request-in-progress", early)) {
       // The 409 came, so the server has this stage's lesson: its header is the contract's to fix.
-      if (!x.response->header("Retry-After"))
+      if (!x.response->header("Retry-After")) {
         run.fail(Anomaly::ContractShape, "409 without a Retry-After header", &repeat, &x);
-      else if (!retry_after_seconds(x))
+        run.give_last_finding_lesson(0, kRetryAfterHint);
+      } else if (!retry_after_seconds(x)) {
         run.fail(Anomaly::ContractShape,
                  "Retry-After is \"" + *x.response->header("Retry-After") +
                      "\", not a whole number of seconds (RFC 9110 section 10.2.3, delay-seconds = 1*DIGIT)",
                  &repeat, &x, "409 with Retry-After: <seconds>, e.g. Retry-After: 1");
-      run.give_last_finding_lesson(0, kRetryAfterHint);
+        run.give_last_finding_lesson(0, kRetryAfterHint);
+      }
     }
     Exchange after = run.settle(repeat);  // afterwards: the result
     run.expect_status(after, repeat, {201});

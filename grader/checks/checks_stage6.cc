@@ -351,13 +351,12 @@ nlohmann::json compare_policy(CheckRun& run, const ClientInfo& who, const nlohma
   return j;
 }
 
-// A policy that lists 201 promises that a repeat of a completed transfer is answered with it again, marked
-// with its replay_header: one transfer and one repeat try the promise (stage 5's checks judge the bytes).
 // The policy lists what the contract stores (201 and the bank's refusals), so a promise it does not keep is
 // the behaviour's flaw, not the policy's: a key still in progress was never completed (stage 4's lesson), any
-// other answer is no stored replay (stage 5's). (A 422 to the very bytes is the fingerprint's: CheckRun::fail.)
-void credit_the_replay(CheckRun& run, const Exchange& again) {
-  if (status_of(again) == 422 && problem_type_of(*again.response) == "idempotency-key-reused") return;
+// other answer is no stored replay (stage 5's). Called right after the finding; a 422 to the very bytes was
+// not that finding but the fingerprint's (CheckRun::fail), which has its lesson already.
+void credit_the_replay(CheckRun& run, const Attempt& same, const Exchange& again) {
+  if (run.refused_as_another(same, again)) return;
   if (is_in_progress(again))
     run.give_last_finding_lesson(4, "complete the key with its outcome in the transaction that decides it");
   else
@@ -365,6 +364,8 @@ void credit_the_replay(CheckRun& run, const Exchange& again) {
                                     "and answer every repeat with those bytes and the replay header");
 }
 
+// A policy that lists 201 promises that a repeat of a completed transfer is answered with it again, marked
+// with its replay_header: one transfer and one repeat try the promise (stage 5's checks judge the bytes).
 void expect_201_replayed(CheckRun& run, const TwoAccounts& accounts, const std::string& header) {
   Intent& pay = run.world().transfer(*accounts.owner, *accounts.from, *accounts.to, affordable_amount(run, *accounts.from));
   pay.expect_moves = 1;
@@ -377,7 +378,7 @@ void expect_201_replayed(CheckRun& run, const TwoAccounts& accounts, const std::
                  std::to_string(status_of(again)) +
                  (says_replayed(again, header) ? "" : " without \"" + header + ": true\" (its replay_header)"),
              &same, &again, "201, the first response, with " + header + ": true");
-    credit_the_replay(run, again);
+    credit_the_replay(run, same, again);
   }
 }
 
@@ -497,7 +498,7 @@ void policy_stored_outcomes(CheckRun& run) {
                                       : "were answered " + std::to_string(status_of(again)) + " without \"" +
                                             header + ": true\" (its replay_header)"),
                &same, &again, status + ", the stored outcome, replayed");
-      credit_the_replay(run, again);
+      credit_the_replay(run, same, again);
     } else if (!stored && (replayed || (refusal.remove_cause && !is_success(again))))
       run.fail(Anomaly::PolicyMismatch,
                "the policy does not list " + status + " in stored_statuses, but the " + status + " was kept", &same,

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <optional>
+#include <string>
 #include <variant>
 
 #include "grader/base/rng.h"
@@ -39,8 +40,8 @@ history is shrunk to the shortest that still fails the same rule, and shown step
 back, the rule, its text and chapter, what the model allowed and what it observed.)",
     .flags = {{"--stage", "N", "the contract to hold the server to, 1 to 6 (default 6); also the reference server run"},
               {"--seed", "S", "the histories (default: a fresh seed, printed)"},
-              {"--histories", "K", "how many histories (default 20)"},
-              {"--length", "L", "steps per history (default 10)"},
+              {"--histories", "K", "how many histories (default " + std::to_string(kDefaultHistories) + ")"},
+              {"--length", "L", "steps per history (default " + std::to_string(kDefaultLength) + ")"},
               {"--bin-dir", "DIR", "where the reference binaries are (default: <the grader's folder>/../stages)"},
               {"--server", "CMD", "start this command instead (it must honour --lab-controls); --lease and --key-ttl are read from it"}},
     .closing = R"(Exit status: 0 when every answer was allowed, 1 when one was refused (or the server did not start), 2 for
@@ -95,7 +96,7 @@ void print_exchanges(const explore::Run& r, int step, const char* indent) {
 }
 
 void print_failure(const explore::History& h, const explore::Run& r, bool colour) {
-  std::printf("  setup: clients alice and bob; accounts a1 (10000 USD) and a2 (0 USD) of alice, b1 (5000 USD) of bob\n");
+  std::printf("  setup: %s\n", explore::describe_setup().c_str());
   if (refused_step(r) == explore::kSetup) print_exchanges(r, explore::kSetup, "       ");
   for (std::size_t i = 0; i < h.size(); ++i) {
     std::printf("  %zu. %s\n", i + 1, explore::describe(h, i).c_str());

@@ -200,6 +200,20 @@ int stage_needed(const History& h, std::size_t i) {
   return needed;
 }
 
+std::string describe_setup() {
+  std::string text = std::string("clients ") + kClientNames[0] + " and " + kClientNames[1] + "; accounts";
+  for (int client = 0; client < 2; ++client) {
+    std::string mine;
+    int count = 0;
+    for (int a = 0; a < kAccountCount; ++a) {
+      if (kAccounts[a].client != client) continue;
+      mine += std::string(count++ ? " and " : " ") + kAccountNames[a] + " (" + std::to_string(kAccounts[a].balance) + " USD)";
+    }
+    text += (client ? "," : "") + mine + " of " + kClientNames[client];
+  }
+  return text;
+}
+
 std::string describe(const History& h, std::size_t i) {
   const Step& s = h[i];
   std::string out;

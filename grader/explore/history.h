@@ -78,6 +78,9 @@ int stage_needed(const History& h, std::size_t i);
 // Step i in words, with what it repeats: "POST /transfers as alice, key k2: 1500 USD a1 -> a2 (the
 // request of step 1 again, amount changed)".
 std::string describe(const History& h, std::size_t i);
+// The bank set up before every history, in words, from kAccounts: "clients alice and bob; accounts a1 (10000
+// USD) and a2 (0 USD) of alice, b1 (5000 USD) of bob".
+std::string describe_setup();
 // How many requests the history sends (an InFlight step sends two, a takeover three; setup not counted).
 int requests_in(const History& h);
 
