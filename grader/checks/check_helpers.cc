@@ -1,6 +1,8 @@
 // check_helpers.cc: see check_helpers.h.
 #include "grader/checks/check_helpers.h"
 
+#include "grader/record/truth.h"
+
 namespace grader {
 
 // Opening balances, in minor units: large enough for a few dozen transfers, random so every run differs.
@@ -27,9 +29,13 @@ bool says_replayed(const Exchange& x, const std::string& header) {
 }
 
 void expect_not_marked_replay(CheckRun& run, const Attempt& attempt, const Exchange& first) {
-  if (says_replayed(first))
-    run.fail(Anomaly::ReplayMismatch, "a first answer says Idempotent-Replayed: true, but nothing was replayed",
-             &attempt, &first, "the first answer without an Idempotent-Replayed header");
+  if (!says_replayed(first)) return;
+  run.fail(Anomaly::ReplayMismatch, "a first answer says Idempotent-Replayed: true, but nothing was replayed",
+           &attempt, &first, "the first answer without an Idempotent-Replayed header");
+  // The header is the replay's lesson, whichever later check saw it: its callers have ruled out another
+  // request's answer (a scope leak), so the body is this request's own.
+  run.give_last_finding_lesson(lesson_teaching("stored-replay"),
+                               "send Idempotent-Replayed: true only where a stored response is replayed");
 }
 
 bool is_in_progress(const Exchange& x) {

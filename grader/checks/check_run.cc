@@ -10,6 +10,7 @@
 #include "grader/checks/check_helpers.h"
 #include "grader/record/audit.h"
 #include "grader/record/overlap.h"
+#include "grader/record/truth.h"
 
 namespace grader {
 namespace {
@@ -142,6 +143,7 @@ Exchange CheckRun::send(const Attempt& a, std::chrono::milliseconds connect_pati
                    : exchange(target_.address(), req, kResponseTimeout, connect_patience, &unfinished);
   history_.complete(op, x);
   remember_op(x, op);
+  remember_success(a, x);
   if (unfinished) in_flight_.watch(op, std::move(*unfinished));
   return x;
 }
@@ -149,6 +151,13 @@ Exchange CheckRun::send(const Attempt& a, std::chrono::milliseconds connect_pati
 void CheckRun::remember_op(const Exchange& x, std::int64_t op) {
   std::lock_guard lock(ops_mutex_);
   op_of_exchange_[x.done_ns] = op;
+}
+
+void CheckRun::remember_success(const Attempt& a, const Exchange& x) {
+  if (!a.intent || !is_success(x)) return;
+  std::lock_guard lock(ops_mutex_);
+  const bool replayed_problem = says_replayed(x) && x.response->media_type() == "application/problem+json";
+  (replayed_problem ? told_success_by_replayed_problem_ : told_success_otherwise_).insert(a.intent->id);
 }
 
 std::vector<Exchange> CheckRun::send_simultaneously(const std::vector<Attempt>& attempts) {
@@ -180,6 +189,7 @@ std::vector<Exchange> CheckRun::send_simultaneously(const std::vector<Attempt>& 
       x.done_ns = monotonic_ns();
       history_.complete(op, x);
       remember_op(x, op);
+      remember_success(a, x);
       if (timed_out) in_flight_.watch(op, std::move(*connection));
     });
   }
@@ -290,6 +300,10 @@ void CheckRun::advance_clock_ms(std::int64_t ms, const std::string& why) {
 void CheckRun::advance_past_lease() {
   lease_passed_ = true;
   advance_clock_ms(target_.facts().lease_seconds * 1000 + kLeaseMarginMs, "let the lease run out");
+}
+
+void CheckRun::advance_past_finished_leases() {
+  advance_clock_ms(target_.facts().lease_seconds * 1000 + kLeaseMarginMs, "let the finished requests' leases pass");
 }
 
 void CheckRun::wait_out_lease_in_real_time() {
@@ -481,6 +495,11 @@ bool CheckRun::refused_as_another(const Attempt& a, const Exchange& x) const {
          problem_type_of(*x.response) == "idempotency-key-reused";
 }
 
+bool CheckRun::replayed_own_request(const Attempt& a, const Exchange& x) {
+  return x.response && says_replayed(x) && a.intent && a.body == a.intent->body && !key_shared(*a.intent) &&
+         !first_send_of_its_key(x);
+}
+
 bool CheckRun::key_near_another(const Intent& intent) const {
   const auto folded = [](std::string key) {
     key.erase(0, std::min(key.find_first_not_of(' '), key.size()));
@@ -573,6 +592,17 @@ bool CheckRun::expect_status(const Exchange& x, const Attempt& a, std::initializ
       report_fresh_key_as_repeat(who, a, x, want);
       return false;
     }
+    if (replayed_own_request(a, x)) {
+      // The very bytes sent again, under a key no other request of the check has, answered as a replay: the
+      // stored response came back, with a status the check did not expect (replay-status-200's mistake).
+      fail(Anomaly::ReplayMismatch,
+           who + "the repeat was answered as a replay (Idempotent-Replayed: true) with status " +
+               std::to_string(x.response->status) + ", expected " + want,
+           &a, &x, want);
+      give_last_finding_lesson(lesson_teaching("stored-replay"),
+                               "store the first response's status with its body, and replay both as they were");
+      return false;
+    }
     fail(anomaly, who + "answered " + std::to_string(x.response->status) + ", expected " + want, &a, &x, want);
     return false;
   }
@@ -638,6 +668,18 @@ CheckRun::Reading CheckRun::read_quietly() {
 
 void CheckRun::add_caveat(const std::string& text) { caveat_ += (caveat_.empty() ? "" : "\n") + ("note:   " + text); }
 
+int CheckRun::lesson_found_for(const std::string& intent, const std::vector<Event>& events) const {
+  if (intent.empty()) return -1;
+  for (const Finding& f : findings_) {
+    if (f.fixed_by <= 0) continue;
+    if (f.intent == intent) return f.fixed_by;
+    for (std::int64_t op : f.ops)  // a finding with a request as evidence: the intent it was sent for
+      for (const Event& e : events)
+        if (e.type == EventType::Invoke && e.op == op && e.intent == intent) return f.fixed_by;
+  }
+  return -1;
+}
+
 void CheckRun::finish() {
   // Has every request the check sent ended? A lost or timed-out one may still run on a slow server; the
   // audit waits for it (bounded by kWatchPatience), so its money is in the ledger or never will be.
@@ -646,16 +688,28 @@ void CheckRun::finish() {
   Reading now = read_quietly();
   for (const auto& account : world_.accounts()) before_[account.id] = account.opening;
   after_ = now.balances;
-  auto found = audit(world_.intents(), world_.accounts(), history_.of_check(check_.name), now.ledger, after_);
+  const std::vector<Event> events = history_.of_check(check_.name);
+  auto found = audit(world_.intents(), world_.accounts(), events, now.ledger, after_);
+  // The auditor's finding about an intent that a finding of the check already explained with a lesson of its
+  // own (a control tried its cause) is the same fact told in money: it takes that lesson.
+  for (Finding& f : found)
+    if (f.fixed_by < 0)
+      if (const int lesson = lesson_found_for(f.intent, events); lesson > 0) f.fixed_by = lesson;
   findings_.insert(findings_.end(), found.begin(), found.end());
   // A success without money for an intent whose first request was answered as a repeat has that one cause,
   // stage 2's lesson (report_fresh_key_as_repeat), not the check's.
   // Likewise money that never moved for an intent whose retry was refused as another request: the retry
-  // could not run because of the fingerprint (report_identical_refused), stage 3's lesson.
+  // could not run because of the fingerprint (report_identical_refused), stage 3's lesson. And money moved
+  // twice in a check whose control showed the keys forgotten (credit_double_applies). And a success without
+  // money that only replays ever told, each a stored problem sent back as a 2xx: the replay's lesson.
   for (Finding& f : findings_) {
     if (f.fixed_by >= 0) continue;
     if (f.anomaly == Anomaly::LostWrite && answered_as_repeat_.count(f.intent)) f.fixed_by = 2;
     if (f.anomaly == Anomaly::NotExecuted && refused_as_another_.count(f.intent)) f.fixed_by = 3;
+    if (f.anomaly == Anomaly::DoubleApply && double_apply_lesson_) f.fixed_by = *double_apply_lesson_;
+    if (f.anomaly == Anomaly::LostWrite && told_success_by_replayed_problem_.count(f.intent) &&
+        !told_success_otherwise_.count(f.intent))
+      f.fixed_by = lesson_teaching("stored-replay");
     // A success told while the first request still ran is the in-progress state's lesson (stage 4), also when
     // a later stage's check saw it.
     if (const int own = info(Anomaly::InFlightLie).fixed_by; f.anomaly == Anomaly::InFlightLie && check_.stage > own)

@@ -95,6 +95,9 @@ class CheckRun {
 
   void advance_clock_ms(std::int64_t ms, const std::string& why);
   void advance_past_lease();
+  // The same step while no request of the check is in progress: no claim waits on it, so a 409 seen later is
+  // not blamed on leases that never expire (what advance_past_lease lets report_stuck_key say).
+  void advance_past_finished_leases();
   // On a server of its own with a short lease (Needs::OwnServer): sleeps until the lease is over in real
   // time too, for servers whose leases keep real time. Does nothing when the lease is not short.
   void wait_out_lease_in_real_time();
@@ -123,6 +126,9 @@ class CheckRun {
   // A 422 idempotency-key-reused to the very bytes of the intent's first send, its key the intent's alone:
   // fail() reports it as the fingerprint's finding (once), whatever the check asked.
   bool refused_as_another(const Attempt& attempt, const Exchange& x) const;
+  // A control showed this check's keys forgotten (kept_key.h: by a restart, or by the lab clock passing the
+  // lease): every money moved twice in the check is then that lesson's, whichever intent it was.
+  void credit_double_applies(int stage) { double_apply_lesson_ = stage; }
   const std::vector<Finding>& findings() const { return findings_; }
 
   // After the body: waits for every request the check sent to end, reads the ledger and the balances
@@ -166,6 +172,14 @@ class CheckRun {
   // The history op each recorded exchange completed, by the exchange's done_ns: a finding with an exchange
   // as evidence names its op, so the report's timeline marks that attempt (grader/report/timeline_svg.h).
   void remember_op(const Exchange& x, std::int64_t op);
+  // The lesson a finding of the check gave of its own (fixed_by, not the contract's) about this intent, by its
+  // intent or by the requests it shows; -1 if none did.
+  int lesson_found_for(const std::string& intent, const std::vector<Event>& events) const;
+  // Which intents were told success, and whether only by replays of a problem (a stored refusal sent back
+  // with a 2xx status): finish() credits such an intent's success without money to the replay's lesson.
+  void remember_success(const Attempt& a, const Exchange& x);
+  // The intent's very bytes sent again under its own key, answered as a replay (Idempotent-Replayed: true).
+  bool replayed_own_request(const Attempt& a, const Exchange& x);
   bool key_shared(const Intent& intent) const;
   // Another intent's key differs from this one's only in letter case or spaces (stage2.keys-compared-exactly).
   bool key_near_another(const Intent& intent) const;
@@ -175,6 +189,8 @@ class CheckRun {
                                   const std::string& want);  // another intent of the check was sent with its key
   std::mutex ops_mutex_;
   std::map<std::int64_t, std::int64_t> op_of_exchange_;  // guarded by ops_mutex_ (bursts record from threads)
+  std::set<std::string> told_success_by_replayed_problem_;  // remember_success, guarded by ops_mutex_
+  std::set<std::string> told_success_otherwise_;             // likewise
 
   std::vector<Finding> findings_;
   std::set<std::int64_t> unretried_409s_;  // done_ns of the 409s settle() gave back and reported
@@ -193,6 +209,7 @@ class CheckRun {
   bool identical_refused_said_ = false;
   std::set<std::string> refused_as_another_;  // intents whose identical retry was refused 422 as another request
   std::set<std::string> answered_as_repeat_;  // intents whose first request was answered "already processed"
+  std::optional<int> double_apply_lesson_;    // credit_double_applies
   // A changed body answered 409: whether an identical retry showed the key in progress too (true: stuck), or
   // answered it (false: 409 is this server's answer to another body, said once). Unset until tried.
   std::optional<bool> changed_body_409_stuck_;

@@ -8,6 +8,7 @@
 // after its first commit, then a new request after its second, and so on until a request runs out of
 // commits and ends normally. After each crash the retry must settle to one transfer.
 #include "grader/checks/check_helpers.h"
+#include "grader/checks/kept_key.h"
 
 namespace grader {
 namespace {
@@ -17,6 +18,7 @@ namespace {
 constexpr int kMostCommits = 6;
 
 void crash_between_commits(CheckRun& run) {
+  KeptKey kept(run);  // did the keys outlive the crashes at all? (kept_key.h)
   for (int n = 1; n <= kMostCommits; ++n) {
     auto [alice, from, to] = client_with_two_accounts(run, "alice");
     Intent& pay = run.world().transfer(*alice, *from, *to, affordable_amount(run, *from));
@@ -41,10 +43,12 @@ void crash_between_commits(CheckRun& run) {
       return;
     }
     run.crashed_on_purpose("Lab-Crash: " + point);
+    if (n == 1) kept.judge_after_restart(run);  // before the retry, and before the clock moves
+    const std::size_t findings_before = run.findings().size();
     const Attempt retry = pay.attempt();
     Exchange done = run.settle(retry, Settle{.lease_takeover = true});
     run.expect_status(done, retry, {200, 201}, "", anomaly_of_wrong_answer(done, Anomaly::NotExecuted));
-    if (!run.findings().empty()) {
+    if (run.findings().size() > findings_before) {
       run.add_to_last_finding(" (the server had crashed right after the request's commit " + std::to_string(n) + ")");
       return;
     }

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "grader/checks/check_helpers.h"
+#include "grader/checks/kept_key.h"
 
 namespace grader {
 namespace {
@@ -25,6 +26,7 @@ constexpr std::chrono::milliseconds kRetryPause{15};
 constexpr std::chrono::milliseconds kClientConnectPatience{200};
 
 void sigkill_burst(CheckRun& run) {
+  KeptKey kept(run);  // did the keys outlive the kill at all? (kept_key.h)
   auto [alice, from, to] = client_with_two_accounts(run, "alice");
   std::vector<Attempt> firsts, retries;
   std::vector<Intent*> intents;
@@ -57,6 +59,7 @@ void sigkill_burst(CheckRun& run) {
   clients.clear();  // joins: the clients saw their connections drop
 
   run.restart();
+  kept.judge_after_restart(run);
   run.advance_past_lease();  // claims the kill interrupted may be taken over now
   for (int n = 0; n < kIntents; ++n) {
     Exchange x = run.settle(retries[n], Settle{.lease_takeover = true});

@@ -12,6 +12,7 @@
 #include "grader/base/process_memory.h"
 #include "grader/checks/check_helpers.h"
 #include "grader/checks/refusals.h"
+#include "grader/record/truth.h"
 
 namespace grader {
 namespace {
@@ -181,9 +182,10 @@ void key_ttl(CheckRun& run) {
   Exchange after = run.settle(again);
   // A new transfer of its own that says Idempotent-Replayed: true honoured nothing: it is a first answer
   // marked a replay.
-  if (!is_success(after) || entry_id(after) == entry_id(first))
+  if (!is_success(after) || entry_id(after) == entry_id(first)) {
+    const bool lease_on_lab_clock = lease_ends_on_lab_clock(run, {alice, from, to});
     run.fail(Anomaly::ExpiredKeyHonoured,
-             lease_ends_on_lab_clock(run, {alice, from, to})
+             lease_on_lab_clock
                  ? "after its TTL the same request was not a new transfer"
                  : "after its TTL on the lab clock the same request was not a new transfer, and a key's lease did "
                    "not end on the lab clock either (a retry past it still heard 409): either its keys have no "
@@ -192,7 +194,13 @@ void key_ttl(CheckRun& run) {
              &again, &after,
              "201: a new transfer (the key expired " + std::to_string(run.target().facts().key_ttl_seconds) +
                  " s after its first use)");
-  else
+    // Tried: a claim's lease did not end on the lab clock either, so the clock is the first thing to fix, and
+    // the lease is where the lab clock is taught (stage 4); a TTL on that clock comes after it.
+    if (!lease_on_lab_clock)
+      run.give_last_finding_lesson(lesson_teaching("lease"),
+                                   "read every time (the lease, the TTL) from the lab clock, which POST /admin/clock "
+                                   "moves");
+  } else
     expect_not_marked_replay(run, again, after);
 }
 

@@ -40,6 +40,14 @@ StageServer lacking(const StageServer& server, const std::vector<std::string>& l
   return described;
 }
 
+int lesson_teaching(const std::string& trait) {
+  for (int stage = 1; find_stage_server(std::to_string(stage)); ++stage) {  // every reference stage, in order
+    const std::vector<std::string> lesson = lesson_of(stage);
+    if (std::find(lesson.begin(), lesson.end(), trait) != lesson.end()) return stage;
+  }
+  return 0;
+}
+
 std::vector<std::string> untrue(const StageServer& server, const Finding& finding, int check_stage) {
   std::vector<std::string> broken;
 

@@ -32,6 +32,10 @@ inline constexpr const char* kContractTrait = "contract";
 // `name` (its binary and label too, none of the table's): a mutant's truth is stage 6's row minus its lacks.
 StageServer lacking(const StageServer& server, const std::vector<std::string>& lacks, const std::string& name);
 
+// The stage whose lesson adds `trait` (the first reference stage that has it: "durable-keys" is stage 2's),
+// 0 when no reference stage has it. A check that shows a trait missing by trying credits that lesson.
+int lesson_teaching(const std::string& trait);
+
 // The rules the finding breaks for this server, a line each ("T2: claims keys-not-durable, but ..."); empty
 // when it tells the truth as far as the server's description says.
 std::vector<std::string> untrue(const StageServer& server, const Finding& finding, int check_stage);

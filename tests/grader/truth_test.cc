@@ -47,6 +47,15 @@ TEST_CASE("truth: the credited stage teaches a trait the server lacks (T1)") {
   CHECK(untrue(server("3"), shape, 4) == std::vector<std::string>{"T1: credits the contract, which stage 3 keeps"});
 }
 
+TEST_CASE("truth: a trait is taught by the first stage whose server has it") {
+  CHECK(lesson_teaching("durable-keys") == 2);   // stage 1 keeps no keys
+  CHECK(lesson_teaching("canonical-fingerprint") == 3);
+  CHECK(lesson_teaching("lease") == 4);
+  CHECK(lesson_teaching("stored-replay") == 5);
+  CHECK(lesson_teaching("key-ttl") == 6);
+  CHECK(lesson_teaching("no-such-trait") == 0);
+}
+
 TEST_CASE("truth: every trait a row lists, and every cause's trait, is one the table describes") {
   for (const auto& s : stage_servers())
     for (const auto& trait : s.does) CHECK_FALSE(trait.empty());
