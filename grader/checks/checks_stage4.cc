@@ -174,6 +174,11 @@ FenceRound fence_round(CheckRun& run, bool real_time, int delay_ms, RepeatTiming
   Exchange fenced = first.get();
   observe_if_success(run, fenced, pay);
   *retry_timing = timing_of(taken, fenced);
+  // Answered with the first's own transfer: it was claimed only after the first had committed, whatever the
+  // answers' times say (the thread that read the first answer may have run late). The server was slow, or it
+  // holds a retry until the first ends: a late answer, as timing_of would call it had the times been exact.
+  if (*retry_timing == RepeatTiming::InFlight && answered_with_first_outcome(run, pay, taken, fenced))
+    *retry_timing = RepeatTiming::AnsweredLate;
   if (*retry_timing != RepeatTiming::InFlight) return FenceRound::RetryLate;
   run.expect_status(taken, retry, {201}, "", if_not_201);
   if (!is_success(taken)) return FenceRound::Judged;  // nothing was taken over, so there is no fence to judge
