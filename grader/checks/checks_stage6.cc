@@ -545,6 +545,9 @@ void policy_retry_after(CheckRun& run) {
     Exchange x = run.send(repeat);
     Exchange original = first.get();
     if (is_success(original)) run.observe(pay);
+    // A first answer that is no success (a 503 of a machine too loaded, no answer) leaves the intent to its
+    // client, who retries until an answer, as a client does: the auditor expects its money once.
+    else run.settle(pay.attempt(), Settle{.lease_takeover = true});
     if (auto timing = timing_of(x, original); timing != RepeatTiming::InFlight) return timing;
     // Any other answer, and a Retry-After that is no whole number of seconds, is stage 4's to judge
     // (stage4.in-flight-repeat); this check compares the two numbers.
