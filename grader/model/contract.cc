@@ -80,7 +80,7 @@ Judgement Model::answer(int id, const Answer& observed) {
   Judgement refusal;
   refusal.allowed = false;
   std::set<std::string> words;
-  bool closest = false, moved_again = false;
+  bool closest = false, moved_again = false, stub_completion = false;
   for (const World& w : worlds_) {
     for (const World& x : advance_others(w, id, last_real_ms_)) {
       // This request's own steps, to the end.
@@ -104,13 +104,18 @@ Judgement Model::answer(int id, const Answer& observed) {
         } else {
           // The rule named is the first world's, unless a later one expected the status that came: that
           // world's rule says best what is wrong with this answer. Above both: a world in which the answer
-          // is a repeat that moved the money again (M7), the worst a server can do to a retrying client.
+          // is a repeat that moved the money again (M7), the worst a server can do to a retrying client; then
+          // one in which it is a repeat answered with a success that names no entry (M13: the key was
+          // completed before its money moved, stage 4's lesson whatever the stage held to).
           bool again = !moved_again && moves_again(e, observed, z);
-          bool closer = !moved_again && !closest && e.status == observed.status;
-          if (refusal.rule.empty() || closer || again) {
+          bool stub = !moved_again && !stub_completion && completed_without_outcome(e, observed);
+          bool closer = !moved_again && !stub_completion && !stub && !closest && e.status == observed.status;
+          if (refusal.rule.empty() || closer || again || stub) {
             closest = closest || closer;
             moved_again = moved_again || again;
+            stub_completion = stub_completion || stub;
             const char* named = again                                          ? "M7"
+                                : stub                                           ? "M13"
                                 : refuses_same_body(e, observed)                 ? "M9"
                                 : first_answer_marked_replayed(e, observed, z)   ? "M15"
                                                                                  : e.rule;

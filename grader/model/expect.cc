@@ -196,16 +196,27 @@ std::string match(const Expect& e, const Answer& a, World& w) {
 
 bool moves_again(const Expect& e, const Answer& a, const World& w) {
   if (!a.answered || a.status != 201) return false;
+  const bool repeat = e.kind == Expect::Kind::AlreadyProcessed || e.kind == Expect::Kind::Rebuilt || e.kind == Expect::Kind::Replay;
+  if (!repeat) return false;
+  JsonText doc = parse_json(a.body);
+  if (doc.fault != JsonFault::None || doc.value.kind != Json::Kind::Object) return false;
+  auto id = integer_member(doc.value, "id");
+  if (!id || *id < 1) return false;  // names no ledger entry: no move reported
   if (e.kind == Expect::Kind::AlreadyProcessed) return true;
-  if (e.kind != Expect::Kind::Rebuilt && e.kind != Expect::Kind::Replay) return false;
   const KeyRow* row = const_cast<World&>(w).row(e.row);
   if (row == nullptr) return false;
   if (row->stored.status != 201) return true;
   const Entry& first = w.bank.ledger[static_cast<std::size_t>(row->stored.entry)];
+  return first.id && *id != *first.id;
+}
+
+bool completed_without_outcome(const Expect& e, const Answer& a) {
+  const bool repeat = e.kind == Expect::Kind::AlreadyProcessed || e.kind == Expect::Kind::Rebuilt || e.kind == Expect::Kind::Replay;
+  if (!repeat || !a.answered || a.status != 201) return false;
   JsonText doc = parse_json(a.body);
-  if (!first.id || doc.fault != JsonFault::None || doc.value.kind != Json::Kind::Object) return false;
+  if (doc.fault != JsonFault::None || doc.value.kind != Json::Kind::Object) return false;
   auto id = integer_member(doc.value, "id");
-  return id && *id != *first.id;
+  return !id || *id < 1;
 }
 
 bool refuses_same_body(const Expect& e, const Answer& a) {

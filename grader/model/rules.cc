@@ -3,6 +3,9 @@
 
 #include <array>
 #include <cstdlib>
+#include <string>
+
+#include "grader/model/lessons.h"
 
 namespace grader::model {
 
@@ -32,7 +35,7 @@ constexpr std::array kRules{
          "docs/learn/stage-4-two-phase.md \"The design\""},
     Rule{"M12", "a repeat after completion gets the first outcome (its status, problem type, ledger entry), not 'already processed'",
          "docs/learn/stage-4-two-phase.md \"The design\""},
-    Rule{"M13", "a crash leaves the money and the key's completion together: the claim without money, or both",
+    Rule{"M13", "the money and the key's completion go together: a crash leaves the claim without money, or both, and a repeat never finds a completion without its outcome",
          "docs/learn/stage-4-two-phase.md \"The key's life\""},
     Rule{"M14", "Lab-Fail: busy is 503 with Retry-After and moves nothing; from stage 4 the claim is released, so the retry runs",
          "docs/reference/lab-controls.md \"Lab controls\""},
@@ -57,6 +60,13 @@ const Rule& rule(std::string_view id) {
   for (const Rule& r : kRules)
     if (id == r.id) return r;
   std::abort();
+}
+
+int rule_stage(std::string_view id) {
+  const std::string_view chapter = rule(id).chapter;
+  for (const LessonRow& lesson : kLessons)
+    if (chapter.starts_with(std::string(lesson.chapter) + " ")) return lesson.stage;
+  return 0;
 }
 
 }  // namespace grader::model

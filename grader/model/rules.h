@@ -14,4 +14,9 @@ struct Rule {
 
 const Rule& rule(std::string_view id);  // an unknown id is a bug of the model: it aborts
 
+// The stage whose lesson the rule is: the stage whose chapter states it (lessons.h kLessons: M7 is stage 2's,
+// M9 stage 3's), 0 for a rule of the reference chapters (the contract every stage keeps: M1-M6, M14, M18-M21).
+// A server refused by the rule lacks that lesson: stageN.conformance credits its finding to it.
+int rule_stage(std::string_view id);
+
 }  // namespace grader::model

@@ -84,10 +84,17 @@ std::vector<World> finish(const World& w, int flight, const Settings& settings, 
 // may teach the world what the contract left open (an id, a token, the first answer's bytes).
 std::string match(const Expect& expect, const Answer& answer, World& world);
 std::string describe(const Expect& expect, const World& world);
-// Did the answer to a repeat report a new move of the money: a 201 where the first outcome was a refusal or
-// "already processed" was due, or a 201 naming another ledger entry than the first one's? Such a refusal is
-// rule M7's (a repeat moves no money), whatever rule the world's expectation named.
+// Did the answer to a repeat report a new move of the money: a 201 naming a ledger entry (an id of 1 or more,
+// openapi.yaml Id) where the first outcome was a refusal or "already processed" was due, or a 201 naming
+// another ledger entry than the first one's? Such a refusal is rule M7's (a repeat moves no money), whatever
+// rule the world's expectation named. A 201 that names no entry (a stub rebuilt from a key completed before
+// its money moved: id 0) reports no move, and is judged by the world's own rule.
 bool moves_again(const Expect& expect, const Answer& answer, const World& world);
+// Did the answer to a repeat report a success that names no ledger entry (a 201 without an id of 1 or more),
+// where a completed key's outcome or "already processed" was due? The key was found completed before its
+// outcome existed: rule M13's (the key's completion and the money go together), whatever rule the world's
+// expectation named, at every stage: it is stage 4's lesson the server lacks, not the one the world expected.
+bool completed_without_outcome(const Expect& expect, const Answer& answer);
 // Was a repeat of the same canonical body refused as a reused key (422 idempotency-key-reused)? That is
 // rule M9's second half (the same body in any spelling is the same request), whatever the world expected.
 bool refuses_same_body(const Expect& expect, const Answer& answer);

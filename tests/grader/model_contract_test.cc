@@ -2,6 +2,7 @@
 // history of requests and answers, and each shown allowed and refused; and the stage relaxation: the same
 // history refused at stage 6 and allowed at stage 2.
 #include "grader/model/contract.h"
+#include "grader/model/rules.h"
 
 #include <string>
 
@@ -308,4 +309,37 @@ TEST_CASE("M18: after-commit-2 may leave the claim alone or the money with its c
   Model claim_only = m;
   CHECK(m.judge(transfer("g"), created(1, 8500)).allowed);  // completed with the money: the outcome again
   CHECK(claim_only.judge(transfer("g"), problem(409, "request-in-progress", {{"Retry-After", "1"}})).allowed);
+}
+
+// A key completed before its money moved (the wrong turn wrong_completed_first): a repeat while the first
+// request runs finds the key completed and gets a 201 that names no ledger entry (id 0). No money moved
+// twice, so not M7; the lesson lacking is stage 4's (the money and the completion go together), whatever the
+// stage the model holds it to, so M13, never stage 2's M8 nor the contract's M4.
+TEST_CASE("M13: a repeat answered 201 with no ledger entry found a completion without its outcome") {
+  const Answer stub = json(201, R"({"amount":0,"created_at":0,"currency":"","from_account":0,"from_balance_after":0,)"
+                                R"("id":0,"kind":"transfer","memo":"","to_account":0})");
+  for (int stage : {2, 3, 4, 6}) {
+    Model m = bank(stage);
+    m.send(1, transfer("slow", kTransfer, "tok_a", {{"Lab-Delay-Ms", "800"}}));
+    Judgement j = m.judge(transfer("slow"), stub);
+    CHECK_FALSE(j.allowed);
+    CHECK(j.rule == "M13");
+  }
+  Model done = bank(2);  // after completion too: "already processed" was due, no move is reported
+  REQUIRE(done.judge(transfer("rent"), created(1, 8500)).allowed);
+  Judgement j = done.judge(transfer("rent"), stub);
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M13");
+}
+
+// stageN.conformance credits a refusal to the stage of its rule (grader/checks/checks_conformance.cc).
+TEST_CASE("rule_stage: a rule belongs to the stage whose chapter states it, the reference chapters' to the contract") {
+  CHECK(rule_stage("M7") == 2);
+  CHECK(rule_stage("M8") == 2);
+  CHECK(rule_stage("M9") == 3);
+  for (const char* id : {"M10", "M11", "M12", "M13"}) CHECK(rule_stage(id) == 4);
+  CHECK(rule_stage("M15") == 5);
+  CHECK(rule_stage("M16") == 6);
+  CHECK(rule_stage("M17") == 6);
+  for (const char* id : {"M1", "M2", "M3", "M4", "M5", "M6", "M14", "M18", "M19", "M20", "M21"}) CHECK(rule_stage(id) == 0);
 }
