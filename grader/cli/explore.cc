@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -14,7 +15,7 @@
 #include "grader/cli/repeat_line.h"
 #include "grader/explore/history.h"
 #include "grader/explore/runner.h"
-#include "grader/explore/shrink.h"
+#include "grader/explore/search.h"
 #include "grader/report/report.h"
 #include "grader/wire/server_process.h"
 
@@ -78,41 +79,14 @@ std::string repeat_command(const ExploreOptions& o, std::uint64_t seed) {
   return o.bin_dir.empty() ? cmd : cmd + " --bin-dir " + shell_quote(o.bin_dir);
 }
 
-// History h of a run: its own stream of the seed, so history 7 is the same whatever K is.
-std::uint64_t history_seed(std::uint64_t seed, int h) { return Rng::for_check(seed, "explore.history-" + std::to_string(h)).next(); }
-
-int refused_step(const explore::Run& r) {
-  for (const explore::Exchanged& x : r.exchanges)
-    if (x.refused) return x.step;
-  return explore::kBalancesAtEnd;
-}
-
-void print_exchanges(const explore::Run& r, int step, const char* indent) {
-  for (const explore::Exchanged& x : r.exchanges) {
-    if (x.step != step) continue;
-    std::printf("%s%s%s%s%s\n", indent, x.role.empty() ? "" : x.role.c_str(), x.role.empty() ? "" : ": ", x.answer.c_str(),
-                x.refused ? "    <- refused" : "");
+// The text, each line indented by two spaces (the exchanges under their step by seven).
+void print_indented(const std::string& text) {
+  std::size_t from = 0;
+  while (from < text.size()) {
+    const std::size_t to = text.find('\n', from);
+    std::printf("  %s\n", text.substr(from, to - from).c_str());
+    from = to == std::string::npos ? text.size() : to + 1;
   }
-}
-
-void print_failure(const explore::History& h, const explore::Run& r, bool colour) {
-  std::printf("  setup: %s\n", explore::describe_setup().c_str());
-  if (refused_step(r) == explore::kSetup) print_exchanges(r, explore::kSetup, "       ");
-  for (std::size_t i = 0; i < h.size(); ++i) {
-    std::printf("  %zu. %s\n", i + 1, explore::describe(h, i).c_str());
-    print_exchanges(r, static_cast<int>(i), "       ");
-  }
-  if (refused_step(r) == explore::kBalancesAtEnd) {
-    std::printf("  then every balance, read by its owner:\n");
-    print_exchanges(r, explore::kBalancesAtEnd, "       ");
-  }
-  const model::Judgement& j = r.refusal;
-  std::printf("  %srule %s%s: %s\n", colour ? "\033[1m" : "", j.rule.c_str(), colour ? "\033[0m" : "", j.rule_text.c_str());
-  std::printf("  chapter: %s\n", j.chapter.c_str());
-  std::printf("  allowed: %s\n", j.allowed_words.c_str());
-  std::printf("  observed: %s\n", j.observed.c_str());
-  if (j.capped || r.capped)
-    std::printf("  (the model dropped states past its limit on the way: this refusal may be the model's own)\n");
 }
 
 }  // namespace
@@ -138,40 +112,35 @@ int run_explore(const std::vector<std::string>& args) {
   std::fflush(stdout);
   kill_servers_on_signal();
 
-  for (int n = 1; n <= o.histories; ++n) {
-    explore::History h = explore::generate(history_seed(seed, n), o.stage, o.length, facts.lease_seconds * 1000,
-                                           facts.key_ttl_seconds * 1000);
-    explore::Run run = explore::run_history(command, o.stage, h);
-    if (!run.error.empty()) {
-      std::printf("grader explore: history %d: the server did not start: %s\n", n, run.error.c_str());
-      return 1;
-    }
-    if (!run.refused) {
-      std::printf("  history %d/%d: %zu steps, %d requests, every answer allowed\n", n, o.histories, h.size(),
-                  explore::requests_in(h));
-      std::fflush(stdout);
-      continue;
-    }
-    // Refused: what came after the refused step never ran, so it goes first; then the shrinking proper.
-    const int at = refused_step(run);
-    if (at >= 0) h.resize(static_cast<std::size_t>(at) + 1);
-    const std::string rule = run.refusal.rule;
-    std::printf("  history %d/%d: refused at %s (rule %s); shrinking %zu steps\n", n, o.histories,
-                at >= 0 ? ("step " + std::to_string(at + 1)).c_str() : at == explore::kSetup ? "the setup" : "the balances read at the end",
-                rule.c_str(), h.size());
-    std::fflush(stdout);
-    explore::Run last = run;
-    explore::Shrunk shrunk = explore::shrink(h, [&](const explore::History& candidate) {
-      explore::Run r = explore::run_history(command, o.stage, candidate);
-      if (!r.refused || r.refusal.rule != rule) return false;
-      last = std::move(r);
-      return true;
-    });
-    // The transcript shown is the shrunk history's own: `last` is the last run that failed, which is it.
+  const explore::StartServer start = [&] { return Target::launch(command, facts); };
+  const explore::SearchProgress progress{
+      .allowed =
+          [&](int n, const explore::History& h) {
+            std::printf("  history %d/%d: %zu steps, %d requests, every answer allowed\n", n, o.histories, h.size(),
+                        explore::requests_in(h));
+            std::fflush(stdout);
+          },
+      .shrinking =
+          [&](int n, int at, const std::string& rule, std::size_t steps) {
+            std::printf("  history %d/%d: refused at %s (rule %s); shrinking %zu steps\n", n, o.histories,
+                        at >= 0 ? ("step " + std::to_string(at + 1)).c_str()
+                                : at == explore::kSetup ? "the setup" : "the balances read at the end",
+                        rule.c_str(), steps);
+            std::fflush(stdout);
+          }};
+  const explore::Searched found =
+      explore::search(start, o.stage, seed, {.histories = o.histories, .length = o.length}, facts,
+                      std::chrono::steady_clock::time_point::max(), nullptr, progress);
+  if (!found.error.empty()) {
+    std::printf("grader explore: the server did not start: %s\n", found.error.c_str());
+    return 1;
+  }
+  if (const auto& d = found.divergence) {
     std::printf("%sFAIL%s  history %d of seed %llu, shrunk from %zu steps to %zu (%d requests) in %d runs:\n",
-                colour ? "\033[31m" : "", colour ? "\033[0m" : "", n, static_cast<unsigned long long>(seed), h.size(),
-                shrunk.history.size(), explore::requests_in(shrunk.history), shrunk.tries);
-    print_failure(shrunk.history, shrunk.history == h ? run : last, colour);
+                colour ? "\033[31m" : "", colour ? "\033[0m" : "", d->number, static_cast<unsigned long long>(seed),
+                d->steps_before, d->history.size(), explore::requests_in(d->history), d->tries);
+    print_indented(explore::steps_text(d->history, d->run) + explore::refusal_text(d->run) +
+                   explore::confirmation_text(*d));
     std::printf("repeat: %s\n", repeat_command(o, seed).c_str());
     return 1;
   }

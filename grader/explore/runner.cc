@@ -29,11 +29,13 @@ std::string answer_words(const model::Answer& a, const std::string& error) {
 // One run: the server, the model judging it, the ids and tokens its setup handed out, and the transcript.
 class Session {
  public:
-  Session(Target& target, int stage, const ServerFacts& facts, Run& run)
+  Session(Target& target, int stage, Run& run, Recorder* recorder)
       : target_(target),
         model_(stage, model::Settings{.admin_token = target.admin_token(), .lab_controls = true,
-                                      .lease_seconds = facts.lease_seconds, .key_ttl_seconds = facts.key_ttl_seconds}),
+                                      .lease_seconds = target.facts().lease_seconds,
+                                      .key_ttl_seconds = target.facts().key_ttl_seconds}),
         run_(run),
+        recorder_(recorder),
         start_ns_(monotonic_ns()) {}
 
   model::Request request(const std::string& method, const std::string& path, const std::string& token,
@@ -45,12 +47,16 @@ class Session {
     return r;
   }
 
-  // Sends it now (its real_ms set) and returns the answer, or none.
-  model::Answer send(model::Request& r, std::string* error, const Address& to) const {
+  // Sends it now (its real_ms set) and returns the answer, or none; *op is the recorder's op for it (step i of
+  // the history; kSetup is not recorded).
+  model::Answer send(int step, model::Request& r, std::string* error, std::int64_t* op, const Address& to) const {
     r.real_ms = (monotonic_ns() - start_ns_) / 1'000'000;
     HttpRequest wire{.method = r.method, .target = r.path, .headers = {}, .body = r.body, .keep_alive = false};
     for (const model::Header& h : r.headers) wire.headers.emplace_back(h.name, h.value);
+    const bool recorded = recorder_ && step != kSetup;
+    *op = recorded ? recorder_->sent(step, wire) : 0;
     Exchange x = exchange(to, wire);
+    if (recorded) recorder_->answered(*op, x);
     if (!x.response) {
       *error = x.error;
       return model::Answer::none();
@@ -63,13 +69,16 @@ class Session {
   // Sent, answered and judged; false when the model refused it (the run stops).
   bool judged(int step, const std::string& role, model::Request r, model::Answer* out = nullptr) {
     std::string error;
-    model::Answer a = send(r, &error, target_.address());
+    std::int64_t op = 0;
+    model::Answer a = send(step, r, &error, &op, target_.address());
     if (out) *out = a;
-    return record(step, role, model_.judge(r, a), a, error);
+    return record(step, role, model_.judge(r, a), a, error, op);
   }
 
-  bool record(int step, const std::string& role, const model::Judgement& j, const model::Answer& a, const std::string& error) {
-    run_.exchanges.push_back({.step = step, .role = role, .answer = answer_words(a, error), .refused = !j.allowed});
+  bool record(int step, const std::string& role, const model::Judgement& j, const model::Answer& a,
+              const std::string& error, std::int64_t op) {
+    run_.exchanges.push_back(
+        {.step = step, .role = role, .answer = answer_words(a, error), .refused = !j.allowed, .op = op});
     run_.capped = run_.capped || j.capped;
     if (!j.allowed) {
       run_.refused = true;
@@ -134,13 +143,15 @@ class Session {
     switch (s.kind) {
       case StepKind::Send: return judged(i, "", money(s.intent));
       case StepKind::Balance: return judged(i, "", balance(s.account, s.asker));
-      case StepKind::Clock: return judged(i, "", clock(s.advance_ms));
+      case StepKind::Clock: return clock_step(i, "", s.advance_ms);
       case StepKind::Crash: {
         model::Answer a;
         bool allowed = judged(i, "", money(s.intent, {{"Lab-Crash", s.crash_point}}), &a);
         if (!a.answered) {  // it died where it was told to: started again on the same database
+          if (recorder_) recorder_->fault("lab-crash", s.crash_point);
           target_.restart_after_crash();
           model_.restart();
+          if (recorder_) recorder_->fault("restart", "same database, " + target_.address().authority());
         }
         return allowed;
       }
@@ -155,17 +166,24 @@ class Session {
     constexpr int kFirst = 1;
     model::Request first = money(s.intent, {{"Lab-Delay-Ms", std::to_string(kInFlightDelayMs)}});
     std::string first_error;
+    std::int64_t first_op = 0;
     const Address to = target_.address();
     first.real_ms = (monotonic_ns() - start_ns_) / 1'000'000;
     model_.send(kFirst, first);
-    auto answer = std::async(std::launch::async, [&] { return send(first, &first_error, to); });
+    auto answer = std::async(std::launch::async, [&] { return send(i, first, &first_error, &first_op, to); });
     std::this_thread::sleep_for(std::chrono::milliseconds(kRepeatAfterMs));
     bool allowed = true;
-    if (s.takeover) allowed = judged(i, "clock", clock(lease_ms() + 5'000));
+    if (s.takeover) allowed = clock_step(i, "clock", lease_ms() + 5'000);
     if (allowed) allowed = judged(i, "second", money(s.intent));
     model::Answer a = answer.get();
     if (!allowed) return false;
-    return record(i, "first", model_.answer(kFirst, a), a, first_error);
+    return record(i, "first", model_.answer(kFirst, a), a, first_error, first_op);
+  }
+
+  // POST /admin/clock, judged; the recorder also draws it as a jump of the clock across the timeline.
+  bool clock_step(int i, const std::string& role, std::int64_t advance_ms) {
+    if (recorder_) recorder_->fault("clock", "advance " + std::to_string(advance_ms) + " ms");
+    return judged(i, role, clock(advance_ms));
   }
 
   std::int64_t lease_ms() const { return target_.facts().lease_seconds * 1000; }
@@ -184,6 +202,7 @@ class Session {
   Target& target_;
   model::Model model_;
   Run& run_;
+  Recorder* recorder_;  // may be null: nothing recorded
   std::int64_t start_ns_;
   std::vector<ClientIds> clients_;
   std::vector<std::int64_t> accounts_;
@@ -191,13 +210,12 @@ class Session {
 
 }  // namespace
 
-Run run_history(const std::string& server_command, int stage, const History& history) {
+Run run_history(const StartServer& start, int stage, const History& history, Recorder* recorder) {
   Run run;
   std::unique_ptr<Target> target;
-  ServerFacts facts = facts_from_command(server_command);
   try {
-    target = Target::launch(server_command, facts);
-    Session session(*target, stage, facts, run);
+    target = start();
+    Session session(*target, stage, run, recorder);
     bool ok = session.set_up();
     for (std::size_t i = 0; ok && i < history.size(); ++i) ok = session.step(static_cast<int>(i), history[i]);
     if (ok) session.balances_at_end();
