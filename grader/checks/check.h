@@ -37,7 +37,14 @@ enum class Needs {
   Nothing,
   Restart,  // crashes the server (Lab-Crash or SIGKILL): skipped with --url
   OwnServer,  // runs on a server of its own, started with the check's --lease and --key-ttl: skipped with --url
+  FreshServers,  // starts a fresh server from the --server command for each of its runs (stageN.conformance):
+                 // skipped with --url
 };
+
+// How many samples a check that samples takes (stageN.conformance: random histories). Full when one server is
+// graded; Light when many are, each a few times (`grader matrix` grades twelve, five times over in make test):
+// the same code, fewer histories, so a staircase costs minutes, not hours.
+enum class Sampling { Full, Light };
 
 // A check's time bound unless it states its own (Check::time_bound).
 inline constexpr std::chrono::seconds kCheckTimeBound{120};
@@ -71,6 +78,7 @@ std::vector<Check> stage5_checks();
 std::vector<Check> stage6_checks();
 Check sigkill_check();            // checks_sigkill.cc, part of stage 4
 Check commit_crash_check();       // checks_commit_crash.cc, part of stage 4
+Check conformance_check(int stage);  // checks_conformance.cc, the last check of each stage 2..6
 std::vector<Check> all_checks();  // every stage, 0 to 6
 
 }  // namespace grader

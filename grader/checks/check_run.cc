@@ -121,10 +121,12 @@ std::string show_exchange(const Exchange& x) {
 }
 
 CheckRun::CheckRun(const Check& check, Target& target, History& history, std::uint64_t seed, const std::string& nonce,
-                   std::int64_t ledger_known_end)
+                   std::int64_t ledger_known_end, Sampling sampling)
     : check_(check),
       target_(target),
       history_(history),
+      seed_(seed),
+      sampling_(sampling),
       api_(target),
       rng_(Rng::for_check(seed, check.name)),
       world_(api_, rng_, nonce),
@@ -146,6 +148,19 @@ Exchange CheckRun::send(const Attempt& a, std::chrono::milliseconds connect_pati
   remember_success(a, x);
   if (unfinished) in_flight_.watch(op, std::move(*unfinished));
   return x;
+}
+
+std::int64_t CheckRun::record_invoke(const std::string& intent, const HttpRequest& request) {
+  std::optional<std::string> key;  // as sent, as send() records an attempt's
+  for (const auto& [name, value] : request.headers)
+    if (name == "Idempotency-Key") key = value;
+  return history_.invoke(check_.name, intent, key, request);
+}
+
+void CheckRun::record_complete(std::int64_t op, const Exchange& x) { history_.complete(op, x); }
+
+void CheckRun::record_fault(const std::string& what, const std::string& detail) {
+  history_.fault(check_.name, what, detail);
 }
 
 void CheckRun::remember_op(const Exchange& x, std::int64_t op) {

@@ -64,13 +64,17 @@ class CheckRun {
   // ledger_known_end: an entry id known to be in the ledger already, so the start of this check is found by
   // paging from there rather than from the first entry (`grader soak` runs a thousand rounds on one server).
   CheckRun(const Check& check, Target& target, History& history, std::uint64_t seed, const std::string& nonce,
-           std::int64_t ledger_known_end = 0);
+           std::int64_t ledger_known_end = 0, Sampling sampling = Sampling::Full);
 
   World& world() { return world_; }
   LabApi& api() { return api_; }
   Rng& rng() { return rng_; }
   Target& target() { return target_; }
   const Check& check() const { return check_; }
+  std::uint64_t seed() const { return seed_; }  // the grader's --seed (rng() is this check's stream of it)
+  Sampling sampling() const { return sampling_; }
+  // Past it the check stops (Check::time_bound from its start): settle() throws CheckOverTime.
+  std::chrono::steady_clock::time_point deadline() const { return deadline_; }
 
   // One attempt, recorded: invoke, then ok / fail / unknown.
   Exchange send(const Attempt& attempt, std::chrono::milliseconds connect_patience = kConnectPatience);
@@ -104,6 +108,13 @@ class CheckRun {
   void crashed_on_purpose(const std::string& how);  // waits for the end of the process, restarts it
   void sigkill(const std::string& why);             // SIGKILL of the group now; restart with restart()
   void restart();   // throws CheckAborted if the grader ended the server for a limit (ServerLimits)
+
+  // Requests a check sends by other means than send(), to servers of their own (stageN.conformance's
+  // histories): recorded in the check's history as they go, so the report's timeline shows them. The op
+  // record_invoke returns goes in a finding's ops to mark the request.
+  std::int64_t record_invoke(const std::string& intent, const HttpRequest& request);
+  void record_complete(std::int64_t op, const Exchange& x);
+  void record_fault(const std::string& what, const std::string& detail);
 
   // Findings: every failed expectation of the check is added through these, and only these.
   //   run.add_finding({.anomaly = Anomaly::PolicyMismatch, .what = "\"stored_statuses\" does not list 201",
@@ -147,6 +158,8 @@ class CheckRun {
   const Check& check_;
   Target& target_;
   History& history_;
+  const std::uint64_t seed_;
+  const Sampling sampling_;
   LabApi api_;
   Rng rng_;
   World world_;

@@ -45,7 +45,10 @@ CheckOutcome run_one(Target& target, History& history, const Check& check, const
     outcome.verdict = Verdict::Skip;
     outcome.note = check.needs == Needs::Restart
                        ? "skipped: it crashes the server, and with --url the grader cannot restart it (use --server)"
-                       : "skipped: it starts a server of its own with other --lease and --key-ttl (use --server)";
+                   : check.needs == Needs::OwnServer
+                       ? "skipped: it starts a server of its own with other --lease and --key-ttl (use --server)"
+                       : "skipped: it starts a fresh server for each of its runs, and with --url the grader has no "
+                         "command to start one with (use --server)";
     return outcome;
   }
   std::string stopped;  // why the check ended early, when it did
@@ -53,7 +56,7 @@ CheckOutcome run_one(Target& target, History& history, const Check& check, const
   try {
     if (!target.alive()) target.restart_after_crash();  // an earlier check left it down
     if (check.needs == Needs::OwnServer) own = target.launch_sibling(check.own_server);
-    CheckRun run(check, own ? *own : target, history, config.seed, config.nonce);
+    CheckRun run(check, own ? *own : target, history, config.seed, config.nonce, 0, config.sampling);
     if (reporter) run.on_waiting([&](const std::string& what) { reporter->waiting(check, what); });
     try {
       check.run(run);

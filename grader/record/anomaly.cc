@@ -67,6 +67,11 @@ constexpr std::array kAnomalies = {
                 "size, CPU time) and the grader ended it: a server that grows without bound fails in production "
                 "too",
                 0},
+    // Its findings credit the stage of the model's rule they break (Finding::fixed_by, stageN.conformance).
+    AnomalyInfo{DisallowedAnswer, "disallowed-answer",
+                "no right server could have given that answer at that point of the history (the model of the "
+                "contract keeps every answer one could give): a client acting on it acts on a wrong story",
+                0},
 };
 
 }  // namespace

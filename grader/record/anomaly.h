@@ -41,6 +41,7 @@ enum class Anomaly {
   CorruptDatabase,       // the server's database file fails PRAGMA integrity_check (grader soak)
   IdleCpu,               // the server kept a core busy while no request came
   OverLimit,             // the server went over a limit the grader sets on every server, and was ended
+  DisallowedAnswer,      // an answer no right server could give at that point of a history (the model's rule)
 };
 
 struct AnomalyInfo {
