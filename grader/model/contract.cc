@@ -30,6 +30,11 @@ Model::Model(int stage, Settings settings) : stage_(stage), settings_(std::move(
 
 void Model::send(int id, const Request& request) {
   last_real_ms_ = std::max(last_real_ms_, request.real_ms);
+  if (auto key = header_value(request.headers, "Idempotency-Key")) {
+    const std::string sent = request.path + " " + header_value(request.headers, "Authorization").value_or("") + " " + *key;
+    key_sent_again_ = key_sent_again_ || !keys_sent_.insert(sent).second;
+    crashed_with_key_ = crashed_with_key_ || header_value(request.headers, "Lab-Crash").has_value();
+  }
   for (World& w : worlds_) w.flights.push_back(Flight{.id = id, .request = request, .offset_at_send = w.offset_ms,
                                                       .phase = Flight::Phase::Pending, .client = 0, .money = {},
                                                       .row = 0, .fence = 0, .expect = {}});
@@ -103,14 +108,21 @@ Judgement Model::answer(int id, const Answer& observed) {
           next.push_back(std::move(z));
         } else {
           // The rule named is the first world's, unless a later one expected the status that came: that
-          // world's rule says best what is wrong with this answer. Above both: a world in which the answer
-          // is a repeat that moved the money again (M7), the worst a server can do to a retrying client; then
-          // one in which it is a repeat answered with a success that names no entry (M13: the key was
-          // completed before its money moved, stage 4's lesson whatever the stage held to).
+          // world's rule says best what is wrong with this answer; or, while the rule named is the
+          // contract's, a later world's that is a lesson's (a repeat answered "already processed" while its
+          // first request runs: the world in which it ran as a first request names M5, the one in which it
+          // found its key claimed names M10, stage 4's lesson, which is what the server lacks). Above all: a
+          // world in which the answer is a repeat that moved the money again (M7), the worst a server can do
+          // to a retrying client; then one in which a request with a key is answered with a success that
+          // names no entry (M13: the key was completed before its money moved, stage 4's lesson whatever
+          // the stage held to).
+          const bool keyed = header_value(z.flight(id)->request.headers, "Idempotency-Key").has_value();
           bool again = !moved_again && moves_again(e, observed, z);
-          bool stub = !moved_again && !stub_completion && completed_without_outcome(e, observed);
+          bool stub = !moved_again && !stub_completion && completed_without_outcome(e, observed, keyed);
           bool closer = !moved_again && !stub_completion && !stub && !closest && e.status == observed.status;
-          if (refusal.rule.empty() || closer || again || stub) {
+          bool lesson = !moved_again && !stub_completion && !closest && !refusal.rule.empty() &&
+                        rule_stage(refusal.rule) == 0 && rule_stage(e.rule) > 0;
+          if (refusal.rule.empty() || closer || again || stub || lesson) {
             closest = closest || closer;
             moved_again = moved_again || again;
             stub_completion = stub_completion || stub;
@@ -131,6 +143,7 @@ Judgement Model::answer(int id, const Answer& observed) {
     }
   }
   if (next.empty()) {
+    name_money_seen_late(refusal);
     for (const std::string& w : words) refusal.allowed_words += (refusal.allowed_words.empty() ? "" : "; or ") + w;
     refusal.capped = capped_;
     return refusal;  // the worlds stay as they were: the history diverged here
@@ -139,6 +152,24 @@ Judgement Model::answer(int id, const Answer& observed) {
   Judgement ok;
   ok.capped = capped_;
   return ok;
+}
+
+// Money that moved more or fewer times than every world allows shows only later, in a balance: the
+// from_balance_after of another request (M5) or GET /accounts (M20), rules of the contract. The lesson lacking
+// is where the money went astray, which no world kept: after a crash of a request with a key, the money and
+// the key's completion went apart (M13, stage 4's lesson); else, once some key was sent again, a repeat moved
+// it again (M7, stage 2's). A server with every lesson keeps both, so the balance names the contract only
+// when neither happened.
+void Model::name_money_seen_late(Judgement& refusal) const {
+  const bool balance = refusal.observed.starts_with("from_balance_after ") || refusal.observed.starts_with("balance is not");
+  if (!balance || rule_stage(refusal.rule) != 0) return;
+  const char* named = crashed_with_key_ ? "M13" : key_sent_again_ ? "M7" : nullptr;
+  if (named == nullptr) return;
+  const Rule& r = rule(named);
+  refusal.rule = r.id;
+  refusal.rule_text = r.text;
+  refusal.chapter = r.chapter;
+  refusal.observed += " (the money moved another number of times than the history allows, earlier)";
 }
 
 void Model::restart() {

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,7 @@ class Model {
  private:
   std::vector<World> advance_others(const World& w, int except, std::int64_t now_real_ms) const;
   void keep(std::vector<World>& next);
+  void name_money_seen_late(Judgement& refusal) const;
 
   int stage_;
   Settings settings_;
@@ -65,6 +67,9 @@ class Model {
   std::int64_t last_real_ms_ = 0;
   int next_auto_id_ = 1000000;  // judge()'s own flight ids
   bool capped_ = false;
+  std::set<std::string> keys_sent_;  // "path token key" of every request sent with a key
+  bool key_sent_again_ = false;      // some request repeated a key
+  bool crashed_with_key_ = false;    // some request with a key carried Lab-Crash
 };
 
 }  // namespace grader::model

@@ -90,11 +90,12 @@ std::string describe(const Expect& expect, const World& world);
 // rule the world's expectation named. A 201 that names no entry (a stub rebuilt from a key completed before
 // its money moved: id 0) reports no move, and is judged by the world's own rule.
 bool moves_again(const Expect& expect, const Answer& answer, const World& world);
-// Did the answer to a repeat report a success that names no ledger entry (a 201 without an id of 1 or more),
-// where a completed key's outcome or "already processed" was due? The key was found completed before its
-// outcome existed: rule M13's (the key's completion and the money go together), whatever rule the world's
+// Did a request with a key (`keyed`) get a success that names no ledger entry (a 201 without an id of 1 or
+// more), where a completed key's outcome, "already processed" or a run was due? The server found the key
+// completed before its outcome existed (a retry after a 503 too, whose key the server had completed before
+// the money failed): rule M13's (the key's completion and the money go together), whatever rule the world's
 // expectation named, at every stage: it is stage 4's lesson the server lacks, not the one the world expected.
-bool completed_without_outcome(const Expect& expect, const Answer& answer);
+bool completed_without_outcome(const Expect& expect, const Answer& answer, bool keyed);
 // Was a repeat of the same canonical body refused as a reused key (422 idempotency-key-reused)? That is
 // rule M9's second half (the same body in any spelling is the same request), whatever the world expected.
 bool refuses_same_body(const Expect& expect, const Answer& answer);

@@ -343,3 +343,48 @@ TEST_CASE("rule_stage: a rule belongs to the stage whose chapter states it, the 
   CHECK(rule_stage("M17") == 6);
   for (const char* id : {"M1", "M2", "M3", "M4", "M5", "M6", "M14", "M18", "M19", "M20", "M21"}) CHECK(rule_stage(id) == 0);
 }
+
+// A stage 2 server held to stage 6: its repeat while the first request runs is "already processed". The world
+// in which the repeat arrived first and ran names M5, the contract's; the one in which it found the key
+// claimed names M10, stage 4's lesson, the one the server lacks: a lesson's rule comes before the contract's.
+TEST_CASE("M10: 'already processed' while the first request runs names the lesson, not the contract's M5") {
+  Model m = bank(6);
+  m.send(1, transfer("slow", kTransfer, "tok_a", {{"Lab-Delay-Ms", "800"}}));
+  Judgement j = m.judge(transfer("slow"), already_processed());
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M10");
+}
+
+// The retry after a 503 runs (its key was released, or never kept): a 201 that names no entry is a key the
+// server completed before the money failed, M13 again, not the M5 of the run that was due.
+TEST_CASE("M13: the retry after a busy 503 answered 201 with no ledger entry") {
+  const Answer stub = json(201, R"({"amount":0,"created_at":0,"currency":"","from_account":0,"from_balance_after":0,)"
+                                R"("id":0,"kind":"transfer","memo":"","to_account":0})");
+  for (int stage : {2, 4}) {
+    Model m = bank(stage);
+    REQUIRE(m.judge(transfer("b", kTransfer, "tok_a", {{"Lab-Fail", "busy"}}),
+                    problem(503, "service-unavailable", {{"Retry-After", "1"}})).allowed);
+    Judgement j = m.judge(transfer("b"), stub);
+    CHECK_FALSE(j.allowed);
+    CHECK(j.rule == "M13");
+  }
+}
+
+// Money that moved twice shows only later, in a balance (M5's from_balance_after, M20's GET /accounts), rules
+// of the contract; the lesson lacking is where it went astray: after a crash of a keyed request, M13 (stage 4);
+// with a key sent again and no crash, M7 (stage 2). Here a crash after the money, and a retry that moved it
+// again: its answer names an entry the model cannot tell from the crashed one's (whose answer was lost), the
+// next transfer's from_balance_after tells.
+TEST_CASE("M13 and M7: money moved twice, seen later in a balance, names where it went astray") {
+  Model crashed = bank(3);
+  REQUIRE(crashed.judge(transfer("c", kTransfer, "tok_a", {{"Lab-Crash", "after-money"}}), Answer::none()).allowed);
+  crashed.restart();
+  REQUIRE(crashed.judge(transfer("c"), created(2, 7000)).allowed);  // the crashed one's entry, as far as it knows
+  Judgement j = crashed.judge(transfer("next"), created(3, 5500));  // 10000 - 3 x 1500; the model holds 7000
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M13");
+  Model plain = bank(3);  // no key sent twice, no crash: a wrong balance is the contract's
+  Judgement k = plain.judge(transfer("k"), created(1, 7000));
+  CHECK_FALSE(k.allowed);
+  CHECK(k.rule == "M5");
+}
