@@ -41,10 +41,11 @@ enum class Needs {
                  // skipped with --url
 };
 
-// How many samples a check that samples takes (stageN.conformance: random histories). Full when one server is
-// graded; Light when many are, each a few times (`grader matrix` grades twelve, five times over in make test):
-// the same code, fewer histories, so a staircase costs minutes, not hours.
-enum class Sampling { Full, Light };
+// The random histories each stageN.conformance runs (checks_conformance.cc; the grader's --histories K): ten
+// when one server is graded (5-9 s a stage on a right server), three where many are graded (grader matrix and
+// grader mutants; the tests of make test that grade whole runs pass --histories 3), with the same code.
+inline constexpr int kConformanceHistories = 10;
+inline constexpr int kConformanceHistoriesWhenMany = 3;
 
 // A check's time bound unless it states its own (Check::time_bound).
 inline constexpr std::chrono::seconds kCheckTimeBound{120};

@@ -121,12 +121,12 @@ std::string show_exchange(const Exchange& x) {
 }
 
 CheckRun::CheckRun(const Check& check, Target& target, History& history, std::uint64_t seed, const std::string& nonce,
-                   std::int64_t ledger_known_end, Sampling sampling)
+                   std::int64_t ledger_known_end, int histories)
     : check_(check),
       target_(target),
       history_(history),
       seed_(seed),
-      sampling_(sampling),
+      histories_(histories),
       api_(target),
       rng_(Rng::for_check(seed, check.name)),
       world_(api_, rng_, nonce),

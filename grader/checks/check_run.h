@@ -64,7 +64,7 @@ class CheckRun {
   // ledger_known_end: an entry id known to be in the ledger already, so the start of this check is found by
   // paging from there rather than from the first entry (`grader soak` runs a thousand rounds on one server).
   CheckRun(const Check& check, Target& target, History& history, std::uint64_t seed, const std::string& nonce,
-           std::int64_t ledger_known_end = 0, Sampling sampling = Sampling::Full);
+           std::int64_t ledger_known_end = 0, int histories = kConformanceHistories);
 
   World& world() { return world_; }
   LabApi& api() { return api_; }
@@ -72,7 +72,7 @@ class CheckRun {
   Target& target() { return target_; }
   const Check& check() const { return check_; }
   std::uint64_t seed() const { return seed_; }  // the grader's --seed (rng() is this check's stream of it)
-  Sampling sampling() const { return sampling_; }
+  int histories() const { return histories_; }  // random histories a sampling check runs (RunConfig::histories)
   // Past it the check stops (Check::time_bound from its start): settle() throws CheckOverTime.
   std::chrono::steady_clock::time_point deadline() const { return deadline_; }
 
@@ -159,7 +159,7 @@ class CheckRun {
   Target& target_;
   History& history_;
   const std::uint64_t seed_;
-  const Sampling sampling_;
+  const int histories_;
   LabApi api_;
   Rng rng_;
   World world_;

@@ -22,11 +22,12 @@
 namespace grader {
 namespace {
 
-// Measured on the shared 2-core machine (2026-12-07): ten histories of ten steps take 6-10 s on each reference
-// stage 2-6, every answer allowed. Light (the matrix): three of eight. Shrinking a refused history takes 5-10
-// runs of about half a second in the cases measured; the budget of runs bounds a server that fails slowly.
-constexpr explore::Budget kFullBudget{.histories = 10, .length = 10, .max_shrink_tries = 60};
-constexpr explore::Budget kLightBudget{.histories = 3, .length = 8, .max_shrink_tries = 25};
+// Steps per history, and the runs the shrinking may make. Measured on the shared 2-core machine (2026-12-07):
+// ten histories of ten steps (kConformanceHistories, check.h) take 5-9 s on each reference stage 2-6, every
+// answer allowed; shrinking a refused history takes 5-10 runs of about half a second in the cases measured.
+// The budget of runs bounds a server that fails slowly.
+constexpr int kStepsPerHistory = 10;
+constexpr int kMaxShrinkRuns = 60;
 // The check's time bound: the histories, the shrinking's runs and the confirming run, each a second or two on
 // a right server, with room for a loaded or sanitized machine. Past it the check ends with what it found.
 constexpr std::chrono::seconds kConformanceTimeBound{240};
@@ -54,7 +55,7 @@ std::vector<std::int64_t> refused_op(const explore::Run& run) {
 }
 
 void conformance(CheckRun& run, int stage) {
-  const explore::Budget budget = run.sampling() == Sampling::Full ? kFullBudget : kLightBudget;
+  const explore::Budget budget{.histories = run.histories(), .length = kStepsPerHistory, .max_shrink_tries = kMaxShrinkRuns};
   Target& graded = run.target();
   const explore::StartServer start = [&graded] { return graded.launch_sibling(graded.facts()); };
   IntoCheckHistory recorder(run);

@@ -56,7 +56,7 @@ CheckOutcome run_one(Target& target, History& history, const Check& check, const
   try {
     if (!target.alive()) target.restart_after_crash();  // an earlier check left it down
     if (check.needs == Needs::OwnServer) own = target.launch_sibling(check.own_server);
-    CheckRun run(check, own ? *own : target, history, config.seed, config.nonce, 0, config.sampling);
+    CheckRun run(check, own ? *own : target, history, config.seed, config.nonce, 0, config.histories);
     if (reporter) run.on_waiting([&](const std::string& what) { reporter->waiting(check, what); });
     try {
       check.run(run);

@@ -43,7 +43,7 @@ struct RunConfig {
   std::uint64_t seed = 0;
   std::string nonce;           // "" with --server (fresh database); random with --url
   std::string repeat_command;  // the grader command line that repeats this run, without --check
-  Sampling sampling = Sampling::Full;  // Light: `grader matrix` (check.h)
+  int histories = kConformanceHistories;  // random histories per stageN.conformance (check.h)
 };
 
 // Told about each check as it starts and ends (terminal lines, the matrix's progress).

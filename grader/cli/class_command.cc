@@ -66,6 +66,7 @@ command, and takes their row from it; --fresh grades everyone again.)",
               {"--roster", "FILE", "a roster file (name<TAB>folder<TAB>command a line)"},
               {"--stage", "N", "grade stages 1..N (default 6); the contract always runs first"},
               {"--seed", "S", "the seed every learner is graded on (default 1)"},
+              {"--histories", "K", "the random histories of each stageN.conformance (grader --help; default 10)"},
               {"--jobs", "N", "learners graded at once (default: the number of cores)"},
               {"--out", "DIR", "where the reports and the summary go (default class-report)"},
               {"--learner-seconds", "S", "stop a learner's grading after S seconds (default 1200: 20 min)"},
@@ -86,6 +87,7 @@ struct Settings {
   fs::path out;
   bool fresh = false;
   bool sandbox = false;
+  std::optional<int> histories;  // --histories, handed to each learner's grader
 };
 
 // A reason of several lines as one, for the progress line (the summary keeps it whole).
@@ -168,7 +170,8 @@ ClassRow run_learner(const Learner& learner, const Settings& s, Progress& progre
                                             .seed = s.seed,
                                             .time_limit = std::chrono::seconds(s.learner_seconds),
                                             .out_dir = dir.string(),
-                                            .sandbox = s.sandbox});
+                                            .sandbox = s.sandbox,
+                                            .histories = s.histories});
     if (!mark_graded(dir.string(), s.stage, s.seed, row)) row.reason += "\n(its done.json could not be written)";
   }
   progress.finished(row);
@@ -185,6 +188,7 @@ int run_class(const std::vector<std::string>& args) {
   s.jobs = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 64u));
   cl.number("--stage", 1, 6, s.stage);
   cl.number<std::uint64_t>("--seed", 0, UINT64_MAX, s.seed);
+  cl.number("--histories", 1, 10'000, s.histories);
   cl.number("--jobs", 1, 64, s.jobs);  // 64: class_learner.cc's slots for the signal handler
   cl.number<std::int64_t>("--learner-seconds", 1, 24 * 3600, s.learner_seconds);
   s.out = fs::absolute(cl.text("--out", kDefaultOut));

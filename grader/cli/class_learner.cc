@@ -79,6 +79,7 @@ ChildLine child_line(const Learner& learner, const LearnerRun& run, const std::s
   // The whole of OUT: every learner's reports are there, not only this one's (the folder around the
   // learner's own, the other submissions, the child's sandbox hides by itself).
   if (run.sandbox) line.args.insert(line.args.end(), {"--sandbox", "--sandbox-hide", out.parent_path().string()});
+  if (run.histories) line.args.insert(line.args.end(), {"--histories", std::to_string(*run.histories)});
   for (char** e = environ; *e; ++e)
     if (!std::string_view(*e).starts_with("TMPDIR=") && !std::string_view(*e).starts_with("NO_COLOR="))
       line.env.push_back(*e);

@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "grader/cli/class_roster.h"
@@ -41,6 +42,7 @@ struct LearnerRun {
   std::chrono::seconds time_limit{20 * 60};
   std::string out_dir;  // absolute: OUT/<name>/, made empty by the caller
   bool sandbox = false;  // the child runs with --sandbox --sandbox-hide OUT: its server sees no one's reports
+  std::optional<int> histories = std::nullopt;  // the child runs with --histories K
 };
 
 ClassRow grade_learner(const Learner& learner, const LearnerRun& run);

@@ -30,6 +30,7 @@ std::string repeat_command(const GraderOptions& o, std::uint64_t seed) {
   if (o.lease_seconds) cmd += " --lease " + std::to_string(*o.lease_seconds);
   if (o.key_ttl_seconds) cmd += " --key-ttl " + std::to_string(*o.key_ttl_seconds);
   if (o.sandbox) cmd += " --sandbox";
+  if (o.histories) cmd += " --histories " + std::to_string(*o.histories);
   return cmd + " --seed " + std::to_string(seed);
 }
 
@@ -111,7 +112,10 @@ int run_grade(const GraderOptions& o) {
   std::cout << "grader: server " << target->describe() << "\n";
 
   // With --url the server keeps its keys between runs: a per-run nonce keeps this run's keys new.
-  RunConfig config{seed, o.url.empty() ? "" : std::to_string(fresh_seed() % 100'000) + "-", repeat};
+  RunConfig config{.seed = seed,
+                   .nonce = o.url.empty() ? "" : std::to_string(fresh_seed() % 100'000) + "-",
+                   .repeat_command = repeat,
+                   .histories = o.histories.value_or(kConformanceHistories)};
   TerminalReporter reporter(std::cout, colour, repeat, isatty(STDOUT_FILENO), o.all_findings);
   auto outcomes = run_checks(*target, history, selected, config, &reporter);
   target->stop();

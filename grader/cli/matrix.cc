@@ -99,8 +99,8 @@ MatrixRun grade_matrix(const std::vector<Check>& checks, const std::vector<const
     try {
       auto target = Target::launch(command, facts_from_command(command));
       History history;
-      // Light: twelve servers, each with every check, the conformance checks' random histories fewer (check.h).
-      auto outcomes = run_checks(*target, history, selected, RunConfig{.seed = seed, .nonce = "", .repeat_command = "", .sampling = Sampling::Light}, nullptr);
+      // Twelve servers, each with every check: the conformance checks run fewer random histories (check.h).
+      auto outcomes = run_checks(*target, history, selected, RunConfig{.seed = seed, .nonce = "", .repeat_command = "", .histories = kConformanceHistoriesWhenMany}, nullptr);
       target->stop();
       server = graded_server(server.label, server.binary, std::move(outcomes), history);
     } catch (const std::exception& e) {

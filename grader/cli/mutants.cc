@@ -184,7 +184,7 @@ int run_mutants(const std::vector<std::string>& args) {
         auto target = Target::launch(command, facts_from_command(command));
         History history;
         UntilNamed until_named(m.anomaly);
-        auto outcomes = run_checks(*target, history, selected, RunConfig{.seed = first_seed + s, .nonce = "", .repeat_command = "", .sampling = Sampling::Light},
+        auto outcomes = run_checks(*target, history, selected, RunConfig{.seed = first_seed + s, .nonce = "", .repeat_command = "", .histories = kConformanceHistoriesWhenMany},
                                    cl.has("--until-named") ? &until_named : nullptr);
         target->stop();
         // The truth table, whatever the verdict (as the matrix holds the table's servers: judge_truth).

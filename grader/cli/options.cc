@@ -1,6 +1,7 @@
 // options.cc: see options.h.
 #include "grader/cli/options.h"
 
+#include "grader/checks/check.h"
 #include "grader/wire/sandbox.h"
 
 namespace grader {
@@ -34,6 +35,9 @@ The server must honour --lab-controls (Lab-Delay-Ms, Lab-Crash, Lab-Fail, POST /
               {"--only", "N", "grade stage N only"},
               {"--check", "NAME", "run one check (names: grader --list), e.g. stage4.crash-before-money"},
               kSeed,
+              {"--histories", "K",
+               "random histories each stageN.conformance runs, each on a fresh server (default " +
+                   std::to_string(kConformanceHistories) + ";\nmore finds rarer mistakes, fewer is quicker)"},
               {"--server", "CMD", "start the server under test (see above)"},
               {"--url", "URL[,URL...]",
                "grade a running server; checks that crash it are skipped. Several URLs are instances\n"
@@ -98,6 +102,7 @@ std::variant<GraderOptions, std::string> parse_grader_options(const std::vector<
   cl.number("--only", 1, 6, o.only);
   cl.number<std::uint64_t>("--seed", 0, UINT64_MAX, o.seed);
   cl.number("--jobs", 1, 64, o.jobs);
+  cl.number("--histories", 1, 10'000, o.histories);
   cl.number<std::int64_t>("--lease", 1, 365LL * 24 * 3600, o.lease_seconds);
   cl.number<std::int64_t>("--key-ttl", 1, 365LL * 24 * 3600, o.key_ttl_seconds);
   cl.number<std::int64_t>("--server-memory-mib", 16, 1 << 20, o.server_memory_mib);

@@ -26,6 +26,7 @@ struct GraderOptions {
   std::string url;          // --url: one URL, or several comma-separated (grader/wire/target.h:parse_urls)
   std::string admin_token;  // with --url
   std::optional<std::uint64_t> seed;
+  std::optional<int> histories;  // --histories: random histories per stageN.conformance
   std::string json_path, junit_path, history_path;
   std::string html_path;  // --html: the report as one self-contained page (grader/report/report_html.h)
   std::optional<std::int64_t> lease_seconds, key_ttl_seconds;

@@ -33,6 +33,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import make_class  # noqa: E402  the made-up class, shared with `make class-demo`
 
 STAGE, SEED, JOBS = 5, 1, 2
+# The conformance checks' random histories, alone and in the class alike: three, as the matrix runs (grader/checks/
+# check.h kConformanceHistoriesWhenMany), since this grades a class of eight and each learner alone again.
+HISTORIES = ["--histories", "3"]
 problems = []
 
 
@@ -60,7 +63,7 @@ def alone(grader, folder, command, json_path):
     """One learner graded alone, as a learner would: its verdict and first failing check, read from its
     exit status and results.json (a test with max_score 0 was skipped; an empty list: it did not start)."""
     try:
-        done = run([grader, "--stage", str(STAGE), "--server", command, "--seed", str(SEED), "--json", json_path],
+        done = run([grader, "--stage", str(STAGE), "--server", command, "--seed", str(SEED), *HISTORIES, "--json", json_path],
                    cwd=folder, timeout=600)
     except OSError as e:  # the grader itself did not start: there is no verdict to compare
         raise GradingDidNotStart(f"the grader {grader} could not be run in {folder}: {e}") from e
@@ -88,7 +91,7 @@ def check_class(grader, bin_dir, work, learners, kinds):
     submissions, out = os.path.join(work, "submissions"), os.path.join(work, "out")
     make_class.write(learners, submissions)
     names = [name for name, _, _ in learners]
-    line = [grader, "class", "--submissions", submissions, "--stage", str(STAGE), "--seed", str(SEED),
+    line = [grader, "class", "--submissions", submissions, "--stage", str(STAGE), "--seed", str(SEED), *HISTORIES,
             "--jobs", str(JOBS), "--out", out]
 
     started = time.monotonic()
@@ -148,7 +151,8 @@ def check_class(grader, bin_dir, work, learners, kinds):
     # --fresh grades a learner again: a one-learner class keeps it short.
     fresh_subs = os.path.join(work, "fresh")
     make_class.write([l for l in learners if l[0] == "erin-exits-at-once"], fresh_subs)
-    fresh_line = [grader, "class", "--submissions", fresh_subs, "--stage", str(STAGE), "--out", os.path.join(work, "fresh-out")]
+    fresh_line = [grader, "class", "--submissions", fresh_subs, "--stage", str(STAGE), *HISTORIES,
+                  "--out", os.path.join(work, "fresh-out")]
     run(fresh_line, timeout=60)
     again = run(fresh_line + ["--fresh"], timeout=60)
     if "1 graded, 0 skipped" not in again.stdout:
