@@ -33,6 +33,8 @@ void Model::send(int id, const Request& request) {
   if (auto key = header_value(request.headers, "Idempotency-Key")) {
     const std::string sent = request.path + " " + header_value(request.headers, "Authorization").value_or("") + " " + *key;
     key_sent_again_ = key_sent_again_ || !keys_sent_.insert(sent).second;
+    key_of_[id] = sent;
+    if (header_value(request.headers, "Lab-Fail") == "busy") busy_ids_.insert(id);
     crashed_with_key_ = crashed_with_key_ || header_value(request.headers, "Lab-Crash").has_value();
   }
   for (World& w : worlds_) w.flights.push_back(Flight{.id = id, .request = request, .offset_at_send = w.offset_ms,
@@ -144,11 +146,13 @@ Judgement Model::answer(int id, const Answer& observed) {
   }
   if (next.empty()) {
     name_money_seen_late(refusal);
+    name_retry_after_busy(refusal, id, observed);
     for (const std::string& w : words) refusal.allowed_words += (refusal.allowed_words.empty() ? "" : "; or ") + w;
     refusal.capped = capped_;
     return refusal;  // the worlds stay as they were: the history diverged here
   }
   keep(next);
+  if (busy_ids_.count(id) && observed.answered && observed.status == 503 && key_of_.count(id)) failed_busy_.insert(key_of_[id]);
   Judgement ok;
   ok.capped = capped_;
   return ok;
@@ -170,6 +174,19 @@ void Model::name_money_seen_late(Judgement& refusal) const {
   refusal.rule_text = r.text;
   refusal.chapter = r.chapter;
   refusal.observed += " (the money moved another number of times than the history allows, earlier)";
+}
+
+// A retry of a key whose request failed busy (503), answered as a repeat ("already processed", 409) where it
+// was due to run: every world of stage 4 on expected a run, whose rule is the contract's (M4, M5); the lesson
+// lacking is that the 503 releases the claim (M22, stage 4's).
+void Model::name_retry_after_busy(Judgement& refusal, int id, const Answer& observed) const {
+  auto key = key_of_.find(id);
+  if (key == key_of_.end() || !failed_busy_.count(key->second) || rule_stage(refusal.rule) != 0) return;
+  if (!observed.answered || (observed.status != 200 && observed.status != 409)) return;
+  const Rule& r = rule("M22");
+  refusal.rule = r.id;
+  refusal.rule_text = r.text;
+  refusal.chapter = r.chapter;
 }
 
 void Model::restart() {

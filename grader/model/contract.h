@@ -15,15 +15,17 @@
 // lessons of later stages (lessons.h). Ids, titles, details and created_at are the server's: an answer
 // teaches them to the worlds it agrees with.
 //
-// The rules, numbered M1-M21, each with its text and the chapter section that states it, are one table:
+// The rules, numbered M1-M22, each with its text and the chapter section that states it, are one table:
 // rules.cc (kRules). A judgement names the first rule a world's answer broke. In short: M1 the token, M2 the
 // key header, M3 the body, M4 the bank's refusals, M5 a 201, M6 problem+json, M7 a repeat moves no money,
 // M8 "already processed" (stages 2-3), M9 the fingerprint, M10 409 while the lease runs, M11 takeover and
 // fence, M12 the first outcome again, M13 money and completion together, M14 busy, M15 the stored replay,
-// M16 scope, M17 retention, M18 crash points and restart, M19 up or down, M20 GET /accounts, M21 admin.
+// M16 scope, M17 retention, M18 crash points and restart, M19 up or down, M20 GET /accounts, M21 admin, M22 a
+// busy 503 releases the claim (stage 4).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -60,6 +62,7 @@ class Model {
   std::vector<World> advance_others(const World& w, int except, std::int64_t now_real_ms) const;
   void keep(std::vector<World>& next);
   void name_money_seen_late(Judgement& refusal) const;
+  void name_retry_after_busy(Judgement& refusal, int id, const Answer& observed) const;
 
   int stage_;
   Settings settings_;
@@ -70,6 +73,9 @@ class Model {
   std::set<std::string> keys_sent_;  // "path token key" of every request sent with a key
   bool key_sent_again_ = false;      // some request repeated a key
   bool crashed_with_key_ = false;    // some request with a key carried Lab-Crash
+  std::map<int, std::string> key_of_;     // each flight's "path token key", when it had a key
+  std::set<std::int64_t> busy_ids_;       // flights sent with Lab-Fail: busy
+  std::set<std::string> failed_busy_;     // the "path token key" of each answered 503 under Lab-Fail: busy
 };
 
 }  // namespace grader::model

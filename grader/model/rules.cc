@@ -37,7 +37,7 @@ constexpr std::array kRules{
          "docs/learn/stage-4-two-phase.md \"The design\""},
     Rule{"M13", "the money and the key's completion go together: a crash leaves the claim without money, or both, and a repeat never finds a completion without its outcome",
          "docs/learn/stage-4-two-phase.md \"The key's life\""},
-    Rule{"M14", "Lab-Fail: busy is 503 with Retry-After and moves nothing; from stage 4 the claim is released, so the retry runs",
+    Rule{"M14", "Lab-Fail: busy is 503 with Retry-After and moves nothing (from stage 4 it releases the claim: M22)",
          "docs/reference/lab-controls.md \"Lab controls\""},
     Rule{"M15", "a repeat after completion gets the first answer's status, Content-Type and body byte for byte with Idempotent-Replayed: true; a first answer never carries it",
          "docs/learn/stage-5-replay.md \"The design\""},
@@ -53,6 +53,8 @@ constexpr std::array kRules{
          "docs/reference/http-contract.md \"Client endpoints (client token)\""},
     Rule{"M21", "admin endpoints: clients and accounts are 201 with their fields (an unknown client_id is 400 invalid-field); POST /admin/clock moves the lab clock, 403 without --lab-controls",
          "docs/reference/http-contract.md \"Admin endpoints (admin token)\""},
+    Rule{"M22", "from stage 4 a failure that is not the request's fault (a busy 503) releases the claim: the retry runs, it is not answered as a repeat",
+         "docs/learn/stage-4-two-phase.md \"The design\""},
 };
 }  // namespace
 

@@ -275,14 +275,16 @@ TEST_CASE("M17: after --key-ttl the same request runs again, before it, it is re
   CHECK(j.rule == "M17");  // named for the retention, not for the 201 that was due
 }
 
-TEST_CASE("M14: busy is 503 with Retry-After, from stage 4 the retry runs, at stage 3 it is 'already processed'") {
+TEST_CASE("M14 and M22: busy is 503 with Retry-After, from stage 4 the retry runs, at stage 3 it is 'already processed'") {
   Request busy = transfer("k", kTransfer, "tok_a", {{"Lab-Fail", "busy"}});
   Answer unavailable = problem(503, "service-unavailable", {{"Retry-After", "1"}});
   Model four = bank(4);
   REQUIRE(four.judge(busy, unavailable).allowed);
   Model four_copy = four;
   CHECK(four.judge(transfer("k"), created(1, 8500)).allowed);
-  CHECK_FALSE(four_copy.judge(transfer("k"), already_processed()).allowed);
+  Judgement repeat = four_copy.judge(transfer("k"), already_processed());
+  CHECK_FALSE(repeat.allowed);
+  CHECK(repeat.rule == "M22");  // the retry was due to run: the 503 releases the claim, stage 4's lesson
   Model three = bank(3);
   REQUIRE(three.judge(busy, unavailable).allowed);
   CHECK(three.judge(transfer("k"), already_processed()).allowed);
@@ -341,6 +343,7 @@ TEST_CASE("rule_stage: a rule belongs to the stage whose chapter states it, the 
   CHECK(rule_stage("M15") == 5);
   CHECK(rule_stage("M16") == 6);
   CHECK(rule_stage("M17") == 6);
+  CHECK(rule_stage("M22") == 4);
   for (const char* id : {"M1", "M2", "M3", "M4", "M5", "M6", "M14", "M18", "M19", "M20", "M21"}) CHECK(rule_stage(id) == 0);
 }
 
