@@ -87,7 +87,7 @@ Judgement Model::answer(int id, const Answer& observed) {
   Judgement refusal;
   refusal.allowed = false;
   std::set<std::string> words;
-  bool closest = false, moved_again = false, stub_completion = false;
+  bool closest = false, moved_again = false, stub_completion = false, marked_replay = false;
   for (const World& w : worlds_) {
     for (const World& x : advance_others(w, id, last_real_ms_)) {
       // This request's own steps, to the end.
@@ -121,11 +121,16 @@ Judgement Model::answer(int id, const Answer& observed) {
           const bool keyed = header_value(z.flight(id)->request.headers, "Idempotency-Key").has_value();
           bool again = !moved_again && moves_again(e, observed, z);
           bool stub = !moved_again && !stub_completion && completed_without_outcome(e, observed, keyed);
-          bool closer = !moved_again && !stub_completion && !stub && !closest && e.status == observed.status;
-          bool lesson = !moved_again && !stub_completion && !closest && !refusal.rule.empty() &&
+          // An answer marked Idempotent-Replayed: true says it is a stored replay: the world that expected one
+          // (M15, stage 5's) judges it before any other that expected its status (M12's rebuilt outcome).
+          bool marked = !moved_again && !stub_completion && !stub && !marked_replay && e.kind == Expect::Kind::Replay &&
+                        header_value(observed.headers, "Idempotent-Replayed") == "true";
+          bool closer = !moved_again && !stub_completion && !stub && !marked_replay && !closest && e.status == observed.status;
+          bool lesson = !moved_again && !stub_completion && !marked_replay && !closest && !refusal.rule.empty() &&
                         rule_stage(refusal.rule) == 0 && rule_stage(e.rule) > 0;
-          if (refusal.rule.empty() || closer || again || stub || lesson) {
-            closest = closest || closer;
+          if (refusal.rule.empty() || closer || again || stub || lesson || marked) {
+            closest = closest || closer || marked;
+            marked_replay = marked_replay || marked;
             moved_again = moved_again || again;
             stub_completion = stub_completion || stub;
             const char* named = again                                          ? "M7"

@@ -391,3 +391,19 @@ TEST_CASE("M13 and M7: money moved twice, seen later in a balance, names where i
   CHECK_FALSE(k.allowed);
   CHECK(k.rule == "M5");
 }
+
+// A stored 402 replayed with Idempotent-Replayed: true but another Content-Type (the mutant replay-as-json):
+// the answer says it is a stored replay, so the replay's rule judges it (M15, stage 5's), not the rebuilt
+// outcome's (M12, stage 4's) that expected its status too.
+TEST_CASE("M15: a replay marked Idempotent-Replayed with another Content-Type is the replay's, at stage 2 too") {
+  const std::string big = R"({"from_account":2,"to_account":1,"amount":2700,"currency":"USD"})";
+  for (int stage : {2, 5}) {
+    Model m = bank(stage);
+    REQUIRE(m.judge(transfer("p", big), problem(402, "insufficient-funds")).allowed);
+    Answer as_json = replayed(problem(402, "insufficient-funds"));
+    as_json.headers[0].value = "application/json";
+    Judgement j = m.judge(transfer("p", big), as_json);
+    CHECK_FALSE(j.allowed);
+    CHECK(j.rule == "M15");
+  }
+}
