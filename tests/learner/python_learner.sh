@@ -7,8 +7,8 @@
 #                                          grader says "a check failed", exit 1, not a usage error or crash)
 #
 # The server is written fresh with `scripts/lab-regions.py keep --upto K` into a temporary folder, beside
-# nothing: PYTHONPATH names examples/python/, where its plumbing (stage1_server.py) lives. --histories 3: the
-# conformance checks run three random histories, as in tests/learner/CMakeLists.txt.
+# nothing: PYTHONPATH names examples/python/, where its plumbing (stage1_server.py) lives. --histories 1: the
+# conformance checks run one random history each, as in tests/learner/CMakeLists.txt.
 set -uo pipefail
 grader=${1:?usage: python_learner.sh GRADER K passes|fails-next}
 upto=${2:?}
@@ -20,9 +20,9 @@ python3 "$src/scripts/lab-regions.py" keep --upto "$upto" "$src/learner-python" 
 server="python3 $work/server/server.py --port {port} --db {db} --admin-token {admin_token} --lab-controls --quiet"
 export NO_COLOR=1 PYTHONPATH="$src/examples/python" PYTHONDONTWRITEBYTECODE=1
 case "$mode" in
-  passes) exec "$grader" --stage "$upto" --seed 1 --histories 3 --server "$server" ;;
+  passes) exec "$grader" --stage "$upto" --seed 1 --histories 1 --server "$server" ;;
   fails-next)
-    "$grader" --only $((upto + 1)) --seed 1 --histories 3 --server "$server"
+    "$grader" --only $((upto + 1)) --seed 1 --histories 1 --server "$server"
     status=$?
     echo "python_learner: the grader exited $status (1 expected: a check of stage $((upto + 1)) failed)"
     [[ $status -eq 1 ]] ;;
