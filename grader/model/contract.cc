@@ -133,8 +133,13 @@ Judgement Model::answer(int id, const Answer& observed) {
             marked_replay = marked_replay || marked;
             moved_again = moved_again || again;
             stub_completion = stub_completion || stub;
+            // A 409 or 503 whose only fault is its Retry-After's form is the contract's (M23), whichever
+            // lesson asked for the status; one without Retry-After at all stays the lesson's (M10, M14).
+            const bool retry_after_form = why == "Retry-After is not a positive number of seconds" &&
+                                          !header_value(observed.headers, "Retry-After").value_or("").empty();
             const char* named = again                                          ? "M7"
                                 : stub                                           ? "M13"
+                                : retry_after_form                               ? "M23"
                                 : refuses_same_body(e, observed)                 ? "M9"
                                 : first_answer_marked_replayed(e, observed, z)   ? "M15"
                                                                                  : e.rule;
@@ -183,11 +188,15 @@ void Model::name_money_seen_late(Judgement& refusal) const {
 
 // A retry of a key whose request failed busy (503), answered as a repeat ("already processed", 409) where it
 // was due to run: every world of stage 4 on expected a run, whose rule is the contract's (M4, M5); the lesson
-// lacking is that the 503 releases the claim (M22, stage 4's).
+// lacking is that the 503 releases the claim (M22, stage 4's). Under stages 2-3 a 409 is refused by the rule
+// of "already processed" (M8), though what the server lacks is the release too.
 void Model::name_retry_after_busy(Judgement& refusal, int id, const Answer& observed) const {
   auto key = key_of_.find(id);
-  if (key == key_of_.end() || !failed_busy_.count(key->second) || rule_stage(refusal.rule) != 0) return;
-  if (!observed.answered || (observed.status != 200 && observed.status != 409)) return;
+  if (key == key_of_.end() || !failed_busy_.count(key->second) || !observed.answered) return;
+  // "already processed" is a lesson's answer too (M8): renamed only when the contract's rule was named. A 409
+  // in progress says the claim was kept, whatever rule was named, unless another rule (M7, M13, M23) said more.
+  const bool kept = observed.status == 409 && refusal.rule != "M7" && refusal.rule != "M13" && refusal.rule != "M23";
+  if (!kept && !(observed.status == 200 && rule_stage(refusal.rule) == 0)) return;
   const Rule& r = rule("M22");
   refusal.rule = r.id;
   refusal.rule_text = r.text;

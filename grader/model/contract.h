@@ -15,13 +15,13 @@
 // lessons of later stages (lessons.h). Ids, titles, details and created_at are the server's: an answer
 // teaches them to the worlds it agrees with.
 //
-// The rules, numbered M1-M22, each with its text and the chapter section that states it, are one table:
+// The rules, numbered M1-M23, each with its text and the chapter section that states it, are one table:
 // rules.cc (kRules). A judgement names the first rule a world's answer broke. In short: M1 the token, M2 the
 // key header, M3 the body, M4 the bank's refusals, M5 a 201, M6 problem+json, M7 a repeat moves no money,
 // M8 "already processed" (stages 2-3), M9 the fingerprint, M10 409 while the lease runs, M11 takeover and
 // fence, M12 the first outcome again, M13 money and completion together, M14 busy, M15 the stored replay,
 // M16 scope, M17 retention, M18 crash points and restart, M19 up or down, M20 GET /accounts, M21 admin, M22 a
-// busy 503 releases the claim (stage 4).
+// busy 503 releases the claim (stage 4), M23 Retry-After's form.
 #pragma once
 
 #include <cstdint>

@@ -212,7 +212,8 @@ bool moves_again(const Expect& e, const Answer& a, const World& w) {
 
 bool completed_without_outcome(const Expect& e, const Answer& a, bool keyed) {
   const bool repeat = e.kind == Expect::Kind::AlreadyProcessed || e.kind == Expect::Kind::Rebuilt || e.kind == Expect::Kind::Replay;
-  if (!(repeat || (keyed && e.kind == Expect::Kind::Created)) || !a.answered || a.status != 201) return false;
+  const bool due_to_run = e.kind == Expect::Kind::Created || e.kind == Expect::Kind::Problem;
+  if (!(repeat || (keyed && due_to_run)) || !a.answered || a.status != 201) return false;
   JsonText doc = parse_json(a.body);
   if (doc.fault != JsonFault::None || doc.value.kind != Json::Kind::Object) return false;
   auto id = integer_member(doc.value, "id");

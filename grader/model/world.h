@@ -91,7 +91,7 @@ std::string describe(const Expect& expect, const World& world);
 // its money moved: id 0) reports no move, and is judged by the world's own rule.
 bool moves_again(const Expect& expect, const Answer& answer, const World& world);
 // Did a request with a key (`keyed`) get a success that names no ledger entry (a 201 without an id of 1 or
-// more), where a completed key's outcome, "already processed" or a run was due? The server found the key
+// more), where a completed key's outcome, "already processed" or a run (its 201 or its refusal) was due? The server found the key
 // completed before its outcome existed (a retry after a 503 too, whose key the server had completed before
 // the money failed): rule M13's (the key's completion and the money go together), whatever rule the world's
 // expectation named, at every stage: it is stage 4's lesson the server lacks, not the one the world expected.

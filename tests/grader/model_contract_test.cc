@@ -407,3 +407,15 @@ TEST_CASE("M15: a replay marked Idempotent-Replayed with another Content-Type is
     CHECK(j.rule == "M15");
   }
 }
+
+// Retry-After in another form (the mutant retry-after-fraction, "0.5") is the contract's, M23, whichever
+// lesson asked for the 409; a missing one stays M10 (the M10 test above).
+TEST_CASE("M23: a 409 in progress whose Retry-After is not a whole number of seconds") {
+  for (int stage : {2, 4}) {
+    Model m = bank(stage);
+    m.send(1, transfer("slow", kTransfer, "tok_a", {{"Lab-Delay-Ms", "4000"}}));
+    Judgement j = m.judge(transfer("slow"), problem(409, "request-in-progress", {{"Retry-After", "0.5"}}));
+    CHECK_FALSE(j.allowed);
+    CHECK(j.rule == "M23");
+  }
+}
