@@ -55,6 +55,7 @@ std::vector<std::int64_t> refused_op(const explore::Run& run) {
 }
 
 void conformance(CheckRun& run, int stage) {
+  if (run.histories() == 0) return run.add_caveat("--histories 0: no random history was run");
   const explore::Budget budget{.histories = run.histories(), .length = kStepsPerHistory, .max_shrink_tries = kMaxShrinkRuns};
   Target& graded = run.target();
   const explore::StartServer start = [&graded] { return graded.launch_sibling(graded.facts()); };

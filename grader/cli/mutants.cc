@@ -29,7 +29,7 @@ const CommandSpec kMutantsSpec{
     .name = "grader mutants",
     .summary = "grades stage 6's mutants, each on several seeds (docs/teach/grader.md \"The grader\", mutants).",
     .usage = {"--bin-dir <build>/stages [--mutants grader/mutants] [--seeds N] [--seed S] [--jobs N]\n"
-              "                 [--only a,b,...] [--until-named]"},
+              "                 [--only a,b,...] [--until-named] [--histories K]"},
     .description = R"(Each grader/mutants/<name>.mutant is graded as build/stages/mutant_<name> (`make mutants` builds them all;
 `make test` builds a few) with every check, on seeds S, S+1, ... S+N-1 (default: 3 seeds from 1). A mutant
 is killed on a seed when a check fails, and named right when a failed check names the anomaly the mutant
@@ -43,6 +43,7 @@ built are listed and left out, unless --only names them.)",
               {"--seed", "S", "the first seed (default 1)"},
               {"--jobs", "N", "seeds graded at once (default 6)"},
               {"--only", "a,b,...", "grade only these mutants"},
+              {"--histories", "K", "random histories each stageN.conformance runs (default 3; 0: none)"},
               {"--until-named", "", "end each seed's run at the first failed check that names the anomaly: the\n"
                                     "verdict is the same (killed and named right needs one such check), the\n"
                                     "lists of failed checks and anomalies stop there (make test uses it)"}},
@@ -128,6 +129,8 @@ int run_mutants(const std::vector<std::string>& args) {
   cl.number("--seeds", 1, 1000, seeds);
   cl.number<std::uint64_t>("--seed", 0, UINT64_MAX, first_seed);
   cl.number("--jobs", 1, 64, jobs);
+  int histories = kConformanceHistoriesWhenMany;
+  cl.number("--histories", 0, 1000, histories);
   std::set<std::string> only;
   const std::string list = cl.text("--only") + ",";
   for (std::size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 1)
@@ -184,7 +187,7 @@ int run_mutants(const std::vector<std::string>& args) {
         auto target = Target::launch(command, facts_from_command(command));
         History history;
         UntilNamed until_named(m.anomaly);
-        auto outcomes = run_checks(*target, history, selected, RunConfig{.seed = first_seed + s, .nonce = "", .repeat_command = "", .histories = kConformanceHistoriesWhenMany},
+        auto outcomes = run_checks(*target, history, selected, RunConfig{.seed = first_seed + s, .nonce = "", .repeat_command = "", .histories = histories},
                                    cl.has("--until-named") ? &until_named : nullptr);
         target->stop();
         // The truth table, whatever the verdict (as the matrix holds the table's servers: judge_truth).
