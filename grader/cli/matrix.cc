@@ -81,7 +81,7 @@ void judge(const StageServer& s, const GradedServer& graded, const std::vector<C
 std::string matrix_server_flags() { return kServerFlags; }
 
 MatrixRun grade_matrix(const std::vector<Check>& checks, const std::vector<const Check*>& selected,
-                       const std::string& bin_dir, std::uint64_t seed, int jobs) {
+                       const std::string& bin_dir, std::uint64_t seed, int jobs, int histories) {
   auto started = std::chrono::steady_clock::now();
   const auto& subjects = stage_servers();
   MatrixRun run;
@@ -100,7 +100,7 @@ MatrixRun grade_matrix(const std::vector<Check>& checks, const std::vector<const
       auto target = Target::launch(command, facts_from_command(command));
       History history;
       // Twelve servers, each with every check: the conformance checks run fewer random histories (check.h).
-      auto outcomes = run_checks(*target, history, selected, RunConfig{.seed = seed, .nonce = "", .repeat_command = "", .histories = kConformanceHistoriesWhenMany}, nullptr);
+      auto outcomes = run_checks(*target, history, selected, RunConfig{.seed = seed, .nonce = "", .repeat_command = "", .histories = histories}, nullptr);
       target->stop();
       server = graded_server(server.label, server.binary, std::move(outcomes), history);
     } catch (const std::exception& e) {
@@ -135,7 +135,8 @@ int run_matrix(const GraderOptions& options) {
   const int jobs = options.jobs.value_or(kDefaultJobs);
   std::cout << "grader matrix: seed " << seed << ", binaries from " << options.bin_dir << ", " << jobs
             << " at a time\n" << std::flush;
-  MatrixRun run = grade_matrix(checks, selected, options.bin_dir, seed, jobs);
+  MatrixRun run = grade_matrix(checks, selected, options.bin_dir, seed, jobs,
+                               options.histories.value_or(kConformanceHistoriesWhenMany));
 
   // The table: one row per check, one column per binary.
   std::printf("\n%-34s", "check");

@@ -27,7 +27,8 @@ struct MatrixRun {
   double seconds = 0;
 };
 MatrixRun grade_matrix(const std::vector<Check>& checks, const std::vector<const Check*>& selected,
-                       const std::string& bin_dir, std::uint64_t seed, int jobs);
+                       const std::string& bin_dir, std::uint64_t seed, int jobs,
+                       int histories = kConformanceHistoriesWhenMany);  // per stageN.conformance, 0: none
 // The server flags every subject is started with (non-default --lease and --key-ttl, so the policy check
 // sees the values in force); the binary's path goes in front.
 std::string matrix_server_flags();

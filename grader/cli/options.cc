@@ -71,13 +71,16 @@ Colour only on a terminal; NO_COLOR turns it off.)"};
 const CommandSpec kMatrixSpec{
     .name = "grader matrix",
     .summary = "the grader checks itself against every reference stage and wrong turn (docs/teach/grader.md \"The grader\").",
-    .usage = {"--bin-dir <build>/stages [--seed S] [--jobs N] [--html FILE]"},
+    .usage = {"--bin-dir <build>/stages [--seed S] [--jobs N] [--histories K] [--html FILE]"},
     .description = R"(Every stage server and wrong turn built in DIR is graded with every check. The result must be a
 staircase: stage k passes every check of stages 0..k and fails at least one check of each later stage,
 and each wrong turn fails the check named for its mistake.)",
     .flags = {{"--bin-dir", "DIR", "where the stage binaries are (required)"},
               kSeed,
               {"--jobs", "N", "grade N servers at once (default 6; grading is mostly waiting)"},
+              {"--histories", "K",
+               "random histories each stageN.conformance runs (default " +
+                   std::to_string(kConformanceHistoriesWhenMany) + "; 0: none)"},
               kHtml},
     .closing = "Exit status: 0 when the staircase holds, 1 when it is broken, 2 for a usage error."};
 
@@ -102,7 +105,7 @@ std::variant<GraderOptions, std::string> parse_grader_options(const std::vector<
   cl.number("--only", 1, 6, o.only);
   cl.number<std::uint64_t>("--seed", 0, UINT64_MAX, o.seed);
   cl.number("--jobs", 1, 64, o.jobs);
-  cl.number("--histories", 1, 10'000, o.histories);
+  cl.number("--histories", 0, 10'000, o.histories);
   cl.number<std::int64_t>("--lease", 1, 365LL * 24 * 3600, o.lease_seconds);
   cl.number<std::int64_t>("--key-ttl", 1, 365LL * 24 * 3600, o.key_ttl_seconds);
   cl.number<std::int64_t>("--server-memory-mib", 16, 1 << 20, o.server_memory_mib);
