@@ -9,15 +9,16 @@
 // came back, the rule, what the model allowed and what the server answered. That last run is recorded in the
 // check's history, so the report's timeline shows it, the refused request marked.
 //
-// Truthful by construction: a rule belongs to the stage whose chapter states it (grader/model/rules.h
-// rule_stage), and a model of stage N relaxes every later lesson, so a refusal credits the lesson the server
-// lacks, never a later one (the matrix's truth table holds it to that: grader/record/truth.h).
+// Truthful by construction: a model of stage N relaxes every later lesson, and a refusal credits the lowest
+// stage whose model refuses the history (grader/model/ladder.h): a server with the lessons before it could
+// have answered so, none with its. So the credit is a lesson the server lacks, never a later one (the
+// matrix's truth table and grader mutants hold it to that: grader/record/truth.h).
 //
 // The histories are the seed's (explore::history_seed from the grader's --seed): `grader explore --stage N
 // --seed S --histories K --length L` runs the same ones.
 #include "grader/checks/check_run.h"
 #include "grader/explore/search.h"
-#include "grader/model/rules.h"
+#include "grader/model/ladder.h"
 
 namespace grader {
 namespace {
@@ -87,9 +88,10 @@ void conformance(CheckRun& run, int stage) {
                                     ? "\n(the model dropped states past its limit on the way: this refusal may be "
                                       "the model's own)"
                                     : ""),
-                   .hint = "rule " + refusal.rule + " is taught in " + refusal.chapter,
+                   .hint = "rule " + refusal.rule + " is taught in " + refusal.chapter + "; the lesson lacking is " +
+                           model::lacking_words(refusal),
                    .ops = refused_op(d.run),
-                   .fixed_by = model::rule_stage(refusal.rule)});
+                   .fixed_by = refusal.lesson_stage});
 }
 
 }  // namespace

@@ -200,7 +200,7 @@ class Session {
     std::string token;
   };
   Target& target_;
-  model::Model model_;
+  model::Ladder model_;  // the model of the stage, and the ones below once it refuses (ladder.h)
   Run& run_;
   Recorder* recorder_;  // may be null: nothing recorded
   std::int64_t start_ns_;

@@ -7,7 +7,8 @@
 // Each run starts the server afresh (StartServer: `grader explore` launches its command, stageN.conformance a
 // sibling of the graded server), sets up the bank of history.h (kAccounts) through the admin API, sends the
 // steps, and reads every balance at the end; every request of it, setup included, goes to
-// grader::model::Model (grader/model/contract.h) with its answer. It stops at the first refusal. Requests of
+// the model of the contract (grader/model/ladder.h: the stage's, and the ones below to say which lesson a
+// refused answer shows missing) with its answer. It stops at the first refusal. Requests of
 // an InFlight step overlap: the model is told the first was sent (Model::send) and judges its answer once it
 // comes (Model::answer), after the second's.
 #pragma once
@@ -19,7 +20,7 @@
 #include <vector>
 
 #include "grader/explore/history.h"
-#include "grader/model/contract.h"
+#include "grader/model/ladder.h"
 #include "grader/wire/target.h"
 #include "grader/wire/wire.h"
 

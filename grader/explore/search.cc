@@ -53,14 +53,23 @@ Searched search(const StartServer& start, int stage, std::uint64_t seed, const B
     // Refused: what came after the refused step never ran, so it goes first; then the shrinking proper.
     const int at = refused_step(run);
     if (at >= 0) h.resize(static_cast<std::size_t>(at) + 1);
-    const std::string rule = run.refusal.rule;
+    std::string rule = run.refusal.rule;
+    int lesson = run.refusal.lesson_stage;
     if (progress.shrinking) progress.shrinking(n, at, rule, h.size());
-    const auto fails_the_same = [&](const Run& r) { return r.refused && r.refusal.rule == rule; };
+    // The same failure: the same rule, crediting the same lesson; or one crediting a lesson of an earlier
+    // stage, which the shrinking follows down. A history can be told apart by two lessons (a crash and then
+    // the clock past the lease: keys lost at the restart, stage 2's, or forgotten once the lease passed, stage
+    // 6's), and the ladder credits the later one until a shorter history tells them apart.
+    const auto fails_the_same = [&](const Run& r) {
+      return r.refused && (r.refusal.lesson_stage < lesson || (r.refusal.lesson_stage == lesson && r.refusal.rule == rule));
+    };
     Run last = run;  // the last run that failed: after shrinking, the shrunk history's own
     Shrunk shrunk = shrink(h, [&](const History& candidate) {
       if (!in_time()) return false;  // keep what we have
       Run r = run_history(start, stage, candidate);
       if (!fails_the_same(r)) return false;
+      rule = r.refusal.rule;
+      lesson = r.refusal.lesson_stage;
       last = std::move(r);
       return true;
     }, budget.max_shrink_tries);
@@ -93,6 +102,7 @@ std::string steps_text(const History& h, const Run& r) {
 std::string refusal_text(const Run& r) {
   const model::Judgement& j = r.refusal;
   std::string out = "rule " + j.rule + ": " + j.rule_text + "\n" + "chapter: " + j.chapter + "\n" +
+                    "lacking: " + model::lacking_words(j) + "\n" +
                     "allowed: " + j.allowed_words + "\n" + "observed: " + j.observed + "\n";
   if (j.capped || r.capped) out += "(the model dropped states past its limit on the way: this refusal may be the model's own)\n";
   return out;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 
 #include "grader/model/rules.h"
 
@@ -20,12 +21,21 @@ Model::Model(int stage, Settings settings) : stage_(stage), settings_(std::move(
       if (mask & (1u << k)) w.lessons[static_cast<std::size_t>(relaxed[k])] = true;
     bool any = std::any_of(w.lessons.begin() + 1, w.lessons.end(), [](bool b) { return b; });
     if (any && !has(w.lessons, Lesson::Keys)) continue;
+    if (has(w.lessons, Lesson::KeyTtl) && !has(w.lessons, Lesson::KeptToTtl)) continue;  // the same as without KeyTtl
     worlds_.push_back(w);
   }
-  // The stage's own behaviour first: a refusal is explained by the world with the fewest relaxed lessons.
-  std::stable_sort(worlds_.begin(), worlds_.end(), [](const World& a, const World& b) {
-    return std::count(a.lessons.begin(), a.lessons.end(), true) < std::count(b.lessons.begin(), b.lessons.end(), true);
-  });
+  // The stage's own behaviour first: a refusal is explained by the world nearest the stage's reference server
+  // (lessons up to the stage, none later; a key table keeps its keys, refusals included, until its retention).
+  Lessons reference{};
+  for (const LessonRow& row : kLessons) reference[static_cast<int>(row.lesson)] = required_at(stage_, row.lesson);
+  reference[static_cast<int>(Lesson::KeptToTtl)] = stage_ >= 2;
+  reference[static_cast<int>(Lesson::RefusalsKept)] = stage_ >= 2;
+  const auto distance = [&reference](const World& w) {
+    int d = 0;
+    for (int l = 0; l < kLessonCount; ++l) d += w.lessons[static_cast<std::size_t>(l)] != reference[static_cast<std::size_t>(l)];
+    return d;
+  };
+  std::stable_sort(worlds_.begin(), worlds_.end(), [&](const World& a, const World& b) { return distance(a) < distance(b); });
 }
 
 void Model::send(int id, const Request& request) {
@@ -87,6 +97,8 @@ Judgement Model::answer(int id, const Answer& observed) {
   Judgement refusal;
   refusal.allowed = false;
   std::set<std::string> words;
+  Judgement preferred;  // the first refusing world's own rule, when it is of prefer_stage_
+  bool in_flight_409 = false;  // some refusing world found the key's first request still running (M10)
   bool closest = false, moved_again = false, stub_completion = false, marked_replay = false;
   for (const World& w : worlds_) {
     for (const World& x : advance_others(w, id, last_real_ms_)) {
@@ -149,6 +161,22 @@ Judgement Model::answer(int id, const Answer& observed) {
             refusal.chapter = r.chapter;
             refusal.observed = why;
           }
+          if (prefer_stage_ >= 0 && preferred.rule.empty()) {
+            const char* own = run_as_new_after_restart(e, observed, z)                 ? "M24"
+                              : moves_again(e, observed, z)                              ? "M7"
+                              : completed_without_outcome(e, observed, keyed)          ? "M13"
+                              : refuses_same_body(e, observed)                         ? "M9"
+                              : first_answer_marked_replayed(e, observed, z)           ? "M15"
+                                                                                       : e.rule;
+            if (rule_stage(own) == prefer_stage_) {
+              const Rule& r = rule(own);
+              preferred.rule = r.id;
+              preferred.rule_text = r.text;
+              preferred.chapter = r.chapter;
+              preferred.observed = why;
+            }
+          }
+          in_flight_409 = in_flight_409 || std::string_view(e.rule) == "M10";
           if (words.size() < 4) words.insert(describe(e, z));
         }
       }
@@ -157,6 +185,24 @@ Judgement Model::answer(int id, const Answer& observed) {
   if (next.empty()) {
     name_money_seen_late(refusal);
     name_retry_after_busy(refusal, id, observed);
+    // A repeat answered 200 with a body of its own ("processing", "done") while, in some world, its first
+    // request still ran: the server tells a repeat in flight that it is done, where stage 4 says 409 (M10),
+    // not a stage-2 body mistake (M8, which the closest status named): the mutant in-progress-says-done.
+    if (in_flight_409 && refusal.rule == "M8" && observed.answered && observed.status == 200) {
+      const Rule& r = rule("M10");
+      refusal.rule = r.id;
+      refusal.rule_text = r.text;
+      refusal.chapter = r.chapter;
+    }
+    // The preferred stage's rule replaces one of another stage; and M24 replaces any, since it says why a
+    // repeat ran as new (M7's money moved twice, M8's "already processed" due) where the others say only that.
+    if (!preferred.rule.empty() && (rule_stage(refusal.rule) != prefer_stage_ || preferred.rule == "M24")) {
+      refusal.rule = preferred.rule;
+      refusal.rule_text = preferred.rule_text;
+      refusal.chapter = preferred.chapter;
+      refusal.observed = preferred.observed;
+    }
+    refusal.lesson_stage = rule_stage(refusal.rule);
     for (const std::string& w : words) refusal.allowed_words += (refusal.allowed_words.empty() ? "" : "; or ") + w;
     refusal.capped = capped_;
     return refusal;  // the worlds stay as they were: the history diverged here
@@ -206,9 +252,10 @@ void Model::name_retry_after_busy(Judgement& refusal, int id, const Answer& obse
 void Model::restart() {
   for (World& w : worlds_) {
     w.alive = true;
+    w.restarts += 1;
     w.flights.clear();  // what was in flight died with the process
     for (KeyRow& r : w.keys) r.holder = -1;
-    if (!has(w.lessons, Lesson::Keys)) w.keys.clear();
+    if (!has(w.lessons, Lesson::DurableKeys)) w.keys.clear();
   }
   std::vector<World> same = std::move(worlds_);
   keep(same);

@@ -15,13 +15,13 @@
 // lessons of later stages (lessons.h). Ids, titles, details and created_at are the server's: an answer
 // teaches them to the worlds it agrees with.
 //
-// The rules, numbered M1-M23, each with its text and the chapter section that states it, are one table:
+// The rules, numbered M1-M24, each with its text and the chapter section that states it, are one table:
 // rules.cc (kRules). A judgement names the first rule a world's answer broke. In short: M1 the token, M2 the
 // key header, M3 the body, M4 the bank's refusals, M5 a 201, M6 problem+json, M7 a repeat moves no money,
 // M8 "already processed" (stages 2-3), M9 the fingerprint, M10 409 while the lease runs, M11 takeover and
 // fence, M12 the first outcome again, M13 money and completion together, M14 busy, M15 the stored replay,
 // M16 scope, M17 retention, M18 crash points and restart, M19 up or down, M20 GET /accounts, M21 admin, M22 a
-// busy 503 releases the claim (stage 4), M23 Retry-After's form.
+// busy 503 releases the claim (stage 4), M23 Retry-After's form, M24 keys outlive a restart (stage 2).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +44,11 @@ struct Judgement {
   std::string allowed_words;  // what the model allowed, in words (a few of the worlds' answers)
   std::string observed;       // what in the answer disagreed
   bool capped = false;        // worlds were dropped at Settings::max_worlds: a refusal may be the model's
+  // The stage whose lesson the refused answer shows missing (0: the contract every stage keeps). A Model
+  // alone says the rule's stage (rules.h rule_stage); a Ladder (ladder.h) says the lowest stage whose model
+  // refuses the history, which is the one to credit.
+  int lesson_stage = 0;
+  bool by_ladder = false;  // lesson_stage is the ladder's (the model one stage lower allowed the history)
 };
 
 class Model {
@@ -54,6 +59,10 @@ class Model {
   void send(int id, const Request& request);
   Judgement answer(int id, const Answer& answer);
   void restart();
+  // A refusal names a rule of this stage when some refusing world's rule is one (rules.h rule_stage; 0 the
+  // contract's): the Ladder's model of stage k, which refuses where the model of stage k-1 allowed, says what
+  // stage k's lesson required there.
+  void prefer_rules_of(int stage) { prefer_stage_ = stage; }
 
   std::size_t worlds() const { return worlds_.size(); }
   const std::vector<World>& states() const { return worlds_; }  // for the ledger and balance checks
@@ -65,6 +74,7 @@ class Model {
   void name_retry_after_busy(Judgement& refusal, int id, const Answer& observed) const;
 
   int stage_;
+  int prefer_stage_ = -1;  // prefer_rules_of; -1: the heuristics of answer() alone
   Settings settings_;
   std::vector<World> worlds_;
   std::int64_t last_real_ms_ = 0;

@@ -235,6 +235,17 @@ bool first_answer_marked_replayed(const Expect& e, const Answer& a, const World&
   return first && !by_lesson && a.answered && has(w.lessons, Lesson::StoredReplay) && replayed_header(a);
 }
 
+bool run_as_new_after_restart(const Expect& e, const Answer& a, World& w) {
+  const KeyRow* row = e.repeat_of != 0 ? w.row(e.repeat_of) : nullptr;
+  if (row == nullptr || row->epoch == w.restarts || !has(w.lessons, Lesson::DurableKeys) || !a.answered || replayed_header(a))
+    return false;
+  if (a.status == 201) return true;
+  JsonText doc = parse_json(a.body);
+  const std::string type = doc.fault == JsonFault::None && doc.value.kind == Json::Kind::Object ? string_member(doc.value, "type") : "";
+  return type == "/problems/insufficient-funds" || type == "/problems/not-found" || type == "/problems/currency-mismatch" ||
+         type == "/problems/balance-limit";
+}
+
 std::string describe(const Expect& e, const World& w) {
   auto types = [&] {
     std::string out;

@@ -70,6 +70,7 @@ struct KeyRow {
   int holder = -1;  // the in-flight request holding the claim, or -1 (its holder died or finished)
   Span locked_until, expires_at;
   StoredAnswer stored;  // when completed
+  int epoch = 0;         // the restarts of the process before its claim (World::restarts)
 };
 
 Maybe lease_run_out(const KeyRow& row, Span now);

@@ -45,7 +45,7 @@ constexpr std::array kRules{
          "docs/learn/stage-6-scope-ttl.md \"The design\""},
     Rule{"M17", "a key is forgotten after --key-ttl (lab clock) unless its lease still runs: the same request then runs again",
          "docs/learn/stage-6-scope-ttl.md \"The design\""},
-    Rule{"M18", "Lab-Crash ends the process with no answer at its point; keys outlive the restart (stage 2 on)",
+    Rule{"M18", "Lab-Crash ends the process with no answer at its point; what it committed stays (the key table from stage 2: M24)",
          "docs/reference/lab-controls.md \"Lab controls\""},
     Rule{"M19", "a request to a server that is down gets no answer; a live server answers every request",
          "docs/reference/http-contract.md \"The process\""},
@@ -57,6 +57,8 @@ constexpr std::array kRules{
          "docs/learn/stage-4-two-phase.md \"The design\""},
     Rule{"M23", "the Retry-After of a 409 request-in-progress or a 503 is a positive whole number of seconds",
          "docs/reference/http-contract.md \"Status codes and their order\""},
+    Rule{"M24", "the key table outlives a restart of the process: a key claimed before it is still known after it, so its repeat is a repeat, not a new request",
+         "docs/learn/stage-2-unique-key.md \"The design\""},
 };
 }  // namespace
 

@@ -163,6 +163,15 @@ std::vector<World> arrive_account(World x, int id) {
 
 // ---- the money routes ----
 
+// May the server have forgotten the row by `now`? Stage 6's expiry on the lab clock (M17, kExpired); and, in
+// a world without KeptToTtl (lessons.h), any row whose lease has passed: a retention that ends too early, a
+// mistake of stage 6's lesson, kept so that the models below stage 6 explain it (ladder.h).
+Maybe forgotten(const World& w, const KeyRow& row, Span now) {
+  const Maybe ttl = has(w.lessons, Lesson::KeyTtl) ? expired(row, now) : Maybe::No;
+  if (has(w.lessons, Lesson::KeptToTtl) || ttl == Maybe::Yes) return ttl;
+  return reached(row.locked_until, now) == Maybe::No ? ttl : Maybe::Either;  // it may, or may not yet
+}
+
 void claim(World& y, int id, const Scope& scope, Span now, const Settings& s) {
   Flight& f = *y.flight(id);
   KeyRow row;
@@ -172,10 +181,17 @@ void claim(World& y, int id, const Scope& scope, Span now, const Settings& s) {
   row.holder = id;
   row.locked_until = now.plus(s.lease_seconds * 1000);
   row.expires_at = now.plus(s.key_ttl_seconds * 1000);
+  row.epoch = y.restarts;
   y.keys.push_back(row);
   f.phase = Flight::Phase::Holding;
   f.row = row.row;
   f.fence = 1;
+}
+
+// An answer to a repeat of the row.
+Expect of_repeat(Expect e, std::int64_t row_id) {
+  e.repeat_of = row_id;
+  return e;
 }
 
 // A repeat: the row it collided with decides (stage 4's table, and stages 2-3 before it).
@@ -183,11 +199,12 @@ std::vector<World> repeat(World y, int id, std::int64_t row_id, Span now, const 
   KeyRow& row = *y.row(row_id);
   Flight& f = *y.flight(id);
   if (has(y.lessons, Lesson::Fingerprint) && row.fingerprint != f.money.canonical)
-    return done(std::move(y), id, problem(422, {"idempotency-key-reused"}, "M9"));
-  if (!has(y.lessons, Lesson::InProgress)) return done(std::move(y), id, of_kind(Expect::Kind::AlreadyProcessed, "M8"));
+    return done(std::move(y), id, of_repeat(problem(422, {"idempotency-key-reused"}, "M9"), row_id));
+  if (!has(y.lessons, Lesson::InProgress))
+    return done(std::move(y), id, of_repeat(of_kind(Expect::Kind::AlreadyProcessed, "M8"), row_id));
   if (row.state == KeyState::Completed) {
     bool replay = has(y.lessons, Lesson::StoredReplay);
-    Expect e = of_kind(replay ? Expect::Kind::Replay : Expect::Kind::Rebuilt, replay ? "M15" : "M12");
+    Expect e = of_repeat(of_kind(replay ? Expect::Kind::Replay : Expect::Kind::Rebuilt, replay ? "M15" : "M12"), row_id);
     e.row = row.row;
     e.entry = static_cast<std::size_t>(std::max<std::int64_t>(row.stored.entry, 0));
     return done(std::move(y), id, e);
@@ -195,7 +212,7 @@ std::vector<World> repeat(World y, int id, std::int64_t row_id, Span now, const 
   std::vector<World> out;
   Maybe over = lease_run_out(row, now);
   if (over != Maybe::Yes) {
-    for (World& z : done(y, id, problem(409, {"request-in-progress"}, "M10"))) out.push_back(std::move(z));
+    for (World& z : done(y, id, of_repeat(problem(409, {"request-in-progress"}, "M10"), row_id))) out.push_back(std::move(z));
   }
   if (over != Maybe::No) {  // take over: the fence moves on, the old holder is out
     World z = y;
@@ -243,7 +260,7 @@ std::vector<World> arrive_money(World x, int id, Endpoint endpoint, const Settin
     return {std::move(x)};
   }
   std::vector<World> out;
-  Maybe gone = has(x.lessons, Lesson::KeyTtl) ? expired(*found, now) : Maybe::No;
+  Maybe gone = forgotten(x, *found, now);
   if (gone != Maybe::No) {  // the claim deletes an expired row of its own scope first (M17)
     World y = x;
     std::int64_t dead = found->row;
@@ -283,6 +300,19 @@ World completed(World y, int id, const BankVerdict& v) {
   return y;
 }
 
+// The request ends: completed(); and, in a world without RefusalsKept (lessons.h), a refusal may instead free
+// its key, as a busy 503 does from stage 4, so that its retry runs again.
+std::vector<World> ended(const World& x, int id, const BankVerdict& v) {
+  std::vector<World> out{completed(x, id, v)};
+  const Flight& f = *const_cast<World&>(x).flight(id);
+  if (v.status == 201 || f.row == 0 || has(x.lessons, Lesson::RefusalsKept)) return out;
+  World freed = x;
+  std::erase_if(freed.keys, [&](const KeyRow& r) { return r.row == f.row; });
+  Expect e = problem(v.status, {v.problem}, f.runs_because != nullptr ? f.runs_because : "M4");
+  for (World& z : done(std::move(freed), id, e)) out.push_back(std::move(z));
+  return out;
+}
+
 World crashed_before_money(World y, int id) {
   if (KeyRow* row = y.row(y.flight(id)->row)) row->holder = -1;
   crash_server(y, id);
@@ -318,7 +348,7 @@ std::vector<World> finish(const World& w, int id, const Settings& s, std::int64_
   // Does the claim still hold? From stage 4 the money's transaction checks the row's id and fence first.
   if (has(x.lessons, Lesson::InProgress) && f.row != 0) {
     KeyRow* row = x.row(f.row);
-    if (row != nullptr && has(x.lessons, Lesson::KeyTtl) && expired(*row, now_of(x, f, s, now_real_ms)) != Maybe::No) {
+    if (row != nullptr && forgotten(x, *row, now_of(x, f, s, now_real_ms)) != Maybe::No) {
       // The sweeper's freedom: an expired row may have been swept already, or not yet (M17).
       World swept = x;
       std::int64_t dead = row->row;
@@ -343,10 +373,12 @@ std::vector<World> finish(const World& w, int id, const Settings& s, std::int64_
     if (has(y.lessons, Lesson::InProgress)) std::erase_if(y.keys, [&](const KeyRow& r) { return r.row == f.row; });
     else if (KeyRow* row = y.row(f.row)) row->holder = -1;
     for (World& z : done(y, id, problem(503, {"service-unavailable"}, "M14"))) out.push_back(std::move(z));
-    if (v.status != 201) out.push_back(completed(x, id, v));  // the bank may refuse before the fault
+    if (v.status != 201)  // the bank may refuse before the fault
+      for (World& z : ended(x, id, v)) out.push_back(std::move(z));
   } else if (crash == "after-money") {
     out.push_back(crashed_after_money(x, id, v));
-    if (v.status != 201) out.push_back(completed(x, id, v));  // a refusal commits no money: it may answer
+    if (v.status != 201)  // a refusal commits no money: it may answer
+      for (World& z : ended(x, id, v)) out.push_back(std::move(z));
   } else if (crash.rfind("after-commit-", 0) == 0 && crash.size() == 14 && crash[13] >= '1' && crash[13] <= '9') {
     // Wherever the server commits: the claim is the first commit (stage 2 on), the money a later one.
     int n = crash[13] - '0';
@@ -355,10 +387,11 @@ std::vector<World> finish(const World& w, int id, const Settings& s, std::int64_
     } else {
       if (keys) out.push_back(crashed_before_money(x, id));
       out.push_back(crashed_after_money(x, id, v));
-      if (n >= 2 || v.status != 201) out.push_back(completed(x, id, v));  // fewer commits: it ends normally
+      if (n >= 2 || v.status != 201)  // fewer commits: it ends normally
+        for (World& z : ended(x, id, v)) out.push_back(std::move(z));
     }
   } else {
-    out.push_back(completed(x, id, v));
+    for (World& z : ended(x, id, v)) out.push_back(std::move(z));
   }
   return out;
 }

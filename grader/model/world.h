@@ -42,6 +42,7 @@ struct Expect {
   std::string new_account_currency;   // AccountCreated
   std::int64_t new_account_client = 0, new_account_balance = 0;
   std::int64_t advance_ms = 0;        // ClockMoved
+  std::int64_t repeat_of = 0;         // a repeat (M8-M12, M15): the row its key collided with
 };
 
 struct Flight {
@@ -68,6 +69,7 @@ struct World {
   std::vector<Flight> flights;
   bool alive = true;
   std::int64_t offset_ms = 0;  // what POST /admin/clock moved, in ms
+  int restarts = 0;            // the process was started again this many times (Model::restart)
 
   KeyRow* row(std::int64_t id);
   Flight* flight(int id);
@@ -102,5 +104,9 @@ bool refuses_same_body(const Expect& expect, const Answer& answer);
 // Does a first answer carry Idempotent-Replayed where the server keeps first answers (stage 5 on)? Rule M15's
 // second half, whatever rule the expected first answer named (but M11, M16 and M17, which say more).
 bool first_answer_marked_replayed(const Expect& expect, const Answer& answer, const World& world);
+// Was a repeat of a key claimed before the process last started again answered as a first request runs (a 201
+// not marked a replay, or a refusal of the bank's)? Rule M24's (the key table outlives a restart, stage 2's),
+// where the world expected the repeat's own answer; asked for by the ladder's model of stage 2 (ladder.h).
+bool run_as_new_after_restart(const Expect& expect, const Answer& answer, World& world);
 
 }  // namespace grader::model

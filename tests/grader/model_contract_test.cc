@@ -1,7 +1,8 @@
 // model_contract_test.cc: the model's rules (grader/model/contract.h), each set up directly as a short
 // history of requests and answers, and each shown allowed and refused; and the stage relaxation: the same
-// history refused at stage 6 and allowed at stage 2.
+// history refused at stage 6 and allowed at stage 2; and the ladder's credit, the lowest stage that refuses.
 #include "grader/model/contract.h"
+#include "grader/model/ladder.h"
 #include "grader/model/rules.h"
 
 #include <string>
@@ -48,9 +49,11 @@ Answer replayed(Answer a) {
 }
 
 // Alice (client 1, tok_a) holds accounts 1 (10000 USD) and 2 (0 USD); Bob (client 2, tok_b) holds 3.
-Model bank(int stage, Settings s = {}) {
+// On a Model, or on a Ladder (ladder.h), which judges alike and says which lesson a refusal shows missing.
+template <class Judge = Model>
+Judge bank(int stage, Settings s = {}) {
   s.admin_token = "adm";
-  Model m(stage, s);
+  Judge m(stage, s);
   REQUIRE(m.judge(post("/admin/clients", R"({"name":"alice"})", "adm"), json(201, R"({"id":1,"name":"alice","token":"tok_a"})")).allowed);
   REQUIRE(m.judge(post("/admin/clients", R"({"name":"bob"})", "adm"), json(201, R"({"id":2,"name":"bob","token":"tok_b"})")).allowed);
   REQUIRE(m.judge(post("/admin/accounts", R"({"client_id":1,"balance":10000,"currency":"USD"})", "adm"),
@@ -418,4 +421,96 @@ TEST_CASE("M23: a 409 in progress whose Retry-After is not a whole number of sec
     CHECK_FALSE(j.allowed);
     CHECK(j.rule == "M23");
   }
+}
+
+// ---- The ladder (ladder.h): a refusal credits the lowest stage whose model refuses the history ----
+
+TEST_CASE("ladder: keys lost at a restart are stage 2's lesson, whatever rule the stage-6 model named") {
+  auto m = bank<Ladder>(6);
+  REQUIRE(m.judge(transfer("gift"), created(1, 8500)).allowed);
+  REQUIRE(m.judge(transfer("other", kTransfer, "tok_a", {{"Lab-Crash", "before-money"}}), Answer::none()).allowed);
+  m.restart();
+  auto lost = m;
+  CHECK(m.judge(transfer("gift"), replayed(created(1, 8500))).allowed);
+  // A server whose key table did not outlive the restart runs it again, on the money that moved.
+  Judgement j = lost.judge(transfer("gift"), created(2, 7000));
+  CHECK_FALSE(j.allowed);
+  CHECK(j.lesson_stage == 2);
+  CHECK(j.rule == "M24");  // the stage-2 model's rule for it: the key table outlives a restart
+  CHECK(j.by_ladder);
+  CHECK(lacking_words(j).starts_with("stage 2's lesson (docs/learn/stage-2-unique-key.md): a server with the lessons"));
+}
+
+TEST_CASE("ladder: a completed key forgotten once its lease passed is stage 6's retention, not stage 2's keys") {
+  auto m = bank<Ladder>(6);
+  REQUIRE(m.judge(transfer("rent"), created(1, 8500)).allowed);
+  REQUIRE(m.judge(advance(35000), json(200, R"({"now_ms":35000})")).allowed);
+  auto kept = m;
+  CHECK(kept.judge(transfer("rent"), replayed(created(1, 8500))).allowed);
+  Judgement j = m.judge(transfer("rent"), created(2, 7000, 36000));  // --key-ttl is a day: run again, 35 s on
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M7");  // the model of stage 6 says what a right server does: the money moves once
+  CHECK(j.lesson_stage == 6);
+  // Without the clock moved past the lease no lesson half done explains it: a repeat moved money, stage 2's.
+  auto at_once = bank<Ladder>(6);
+  REQUIRE(at_once.judge(transfer("rent"), created(1, 8500)).allowed);
+  Judgement now = at_once.judge(transfer("rent"), created(2, 7000));
+  CHECK_FALSE(now.allowed);
+  CHECK(now.lesson_stage == 2);
+}
+
+TEST_CASE("ladder: stage 2's answer to a key reused with another body, held to stage 6, credits stage 3") {
+  auto m = bank<Ladder>(6);
+  REQUIRE(m.judge(transfer("k"), created(1, 8500)).allowed);
+  const std::string other = R"({"from_account":1,"to_account":2,"amount":900,"currency":"USD"})";
+  Judgement j = m.judge(transfer("k", other), already_processed());
+  CHECK_FALSE(j.allowed);
+  CHECK(j.lesson_stage == 3);  // the models of stages 1 and 2 allow it; stage 3's does not
+  CHECK(j.rule == "M9");
+  CHECK(j.by_ladder);
+}
+
+TEST_CASE("ladder: when no choice of lessons explains an answer, the rule's own stage is credited") {
+  // 422 to the same JSON written otherwise: a fingerprint of the raw bytes, a lesson half learnt. No model
+  // below allows it either (none keeps a world that fingerprints bytes), so the rule names the stage.
+  auto m = bank<Ladder>(6);
+  REQUIRE(m.judge(transfer("k"), created(1, 8500)).allowed);
+  const std::string respelled = R"({ "currency":"USD", "amount":15e2, "to_account":2, "from_account":1 })";
+  Judgement j = m.judge(transfer("k", respelled), problem(422, "idempotency-key-reused"));
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M9");
+  CHECK(j.lesson_stage == 3);
+  CHECK_FALSE(j.by_ladder);
+  CHECK(lacking_words(j).find("no choice of lessons") != std::string::npos);
+  // A first transfer answered with the wrong balance breaks the contract at every stage.
+  auto c = bank<Ladder>(6);
+  Judgement wrong = c.judge(transfer("x"), created(1, 9999));
+  CHECK_FALSE(wrong.allowed);
+  CHECK(wrong.lesson_stage == 0);
+}
+TEST_CASE("ladder: a refusal whose key was freed, so another body ran, is stage 5's stored outcomes, not stage 3's") {
+  // Bob's account 3 is not Alice's: 404. A server that keeps only successes frees the key (store-only-201),
+  // so the same key with another body runs and is refused again. A stage-4 world without the fingerprint
+  // rebuilds the first outcome, the same 404, so the models up to stage 4 allow it; stage 5's keeps refusals.
+  const std::string b1 = R"({"from_account":3,"to_account":2,"amount":100,"currency":"USD"})";
+  const std::string b2 = R"({"from_account":3,"to_account":2,"amount":3900,"currency":"USD"})";
+  auto m = bank<Ladder>(6);
+  REQUIRE(m.judge(transfer("k1", b1), problem(404, "not-found")).allowed);
+  Judgement j = m.judge(transfer("k1", b2), problem(404, "not-found"));
+  CHECK_FALSE(j.allowed);
+  CHECK(j.lesson_stage == 5);
+  CHECK(j.by_ladder);
+}
+
+// The mutant in-progress-says-done: a repeat while the first request runs is told 200 "processing". No choice
+// of lessons answers so; the closest status is stage 2's "already processed" (M8), but the server told a
+// repeat in flight that it was done, where stage 4 says 409 (M10): that lesson is the one it lacks.
+TEST_CASE("ladder: a repeat in flight told 200 'processing' names stage 4's M10, not stage 2's M8") {
+  auto m = bank<Ladder>(2);
+  m.send(7, transfer("slow", kTransfer, "tok_a", {{"Lab-Delay-Ms", "800"}}));
+  Judgement j = m.judge(transfer("slow"), json(200, R"({"status":"processing"})"));
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M10");
+  CHECK(j.lesson_stage == 4);
+  CHECK_FALSE(j.by_ladder);
 }
