@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "grader/base/parallel.h"
+#include "grader/checks/check.h"
 #include "grader/cli/class_learner.h"
 #include "grader/cli/class_resume.h"
 #include "grader/cli/class_roster.h"
@@ -152,8 +153,9 @@ class Progress {
 // Skipped (graded before) or graded now; the learner's folder of the output is emptied first when graded.
 ClassRow run_learner(const Learner& learner, const Settings& s, Progress& progress) {
   const fs::path dir = s.out / learner.name;
+  const GradedWith with{.stage = s.stage, .seed = s.seed, .histories = s.histories.value_or(kConformanceHistories)};
   if (!s.fresh)
-    if (auto row = graded_before(dir.string(), s.stage, s.seed, learner.command)) {
+    if (auto row = graded_before(dir.string(), with, learner.command)) {
       progress.finished(*row);
       return *row;
     }
@@ -172,7 +174,7 @@ ClassRow run_learner(const Learner& learner, const Settings& s, Progress& progre
                                             .out_dir = dir.string(),
                                             .sandbox = s.sandbox,
                                             .histories = s.histories});
-    if (!mark_graded(dir.string(), s.stage, s.seed, row)) row.reason += "\n(its done.json could not be written)";
+    if (!mark_graded(dir.string(), with, row)) row.reason += "\n(its done.json could not be written)";
   }
   progress.finished(row);
   return row;

@@ -157,6 +157,11 @@ def check_class(grader, bin_dir, work, learners, kinds):
     again = run(fresh_line + ["--fresh"], timeout=60)
     if "1 graded, 0 skipped" not in again.stdout:
         problem(f"--fresh did not grade again: {again.stdout}")
+    # Another --histories is another grading (more histories may find what fewer did not): graded again.
+    more = run([grader, "class", "--submissions", fresh_subs, "--stage", str(STAGE), "--histories", "2",
+                "--out", os.path.join(work, "fresh-out")], timeout=60)
+    if "1 graded, 0 skipped" not in more.stdout:
+        problem(f"a run with another --histories skipped the learner graded with {HISTORIES[1]}: {more.stdout}")
 
 
 def check_timeout(grader, work):
