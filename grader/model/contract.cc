@@ -43,10 +43,13 @@ void Model::send(int id, const Request& request) {
   if (auto key = header_value(request.headers, "Idempotency-Key")) {
     const std::string sent = request.path + " " + header_value(request.headers, "Authorization").value_or("") + " " + *key;
     key_sent_again_ = key_sent_again_ || !keys_sent_.insert(sent).second;
+    for (int other : unanswered_)
+      if (key_of_.count(other) && key_of_[other] == sent) overlapped_.insert({other, id});
     key_of_[id] = sent;
     if (header_value(request.headers, "Lab-Fail") == "busy") busy_ids_.insert(id);
     crashed_with_key_ = crashed_with_key_ || header_value(request.headers, "Lab-Crash").has_value();
   }
+  unanswered_.insert(id);
   for (World& w : worlds_) w.flights.push_back(Flight{.id = id, .request = request, .offset_at_send = w.offset_ms,
                                                       .phase = Flight::Phase::Pending, .client = 0, .money = {},
                                                       .row = 0, .fence = 0, .expect = {}});
@@ -93,12 +96,14 @@ void Model::keep(std::vector<World>& next) {
 }
 
 Judgement Model::answer(int id, const Answer& observed) {
+  unanswered_.erase(id);
   std::vector<World> next;
   Judgement refusal;
   refusal.allowed = false;
   std::set<std::string> words;
   Judgement preferred;  // the first refusing world's own rule, when it is of prefer_stage_
   bool in_flight_409 = false;  // some refusing world found the key's first request still running (M10)
+  bool fenced_out = false;     // some refusing world fenced this request out, its claim taken over (M11)
   bool closest = false, moved_again = false, stub_completion = false, marked_replay = false;
   for (const World& w : worlds_) {
     for (const World& x : advance_others(w, id, last_real_ms_)) {
@@ -145,14 +150,14 @@ Judgement Model::answer(int id, const Answer& observed) {
             marked_replay = marked_replay || marked;
             moved_again = moved_again || again;
             stub_completion = stub_completion || stub;
-            // A 409 or 503 whose only fault is its Retry-After's form is the contract's (M23), whichever
-            // lesson asked for the status; one without Retry-After at all stays the lesson's (M10, M14).
-            const bool retry_after_form = why == "Retry-After is not a positive number of seconds" &&
-                                          !header_value(observed.headers, "Retry-After").value_or("").empty();
+            // A 409 or 503 whose only fault is its Retry-After (missing, or not whole seconds) is the
+            // contract's (M23), whichever lesson asked for the status: its status and problem type say the
+            // server has the lesson (the named checks credit the contract too; the mutant no-retry-after).
+            const bool retry_after_form = why == "Retry-After is not a positive number of seconds";
             const char* named = again                                          ? "M7"
                                 : stub                                           ? "M13"
                                 : retry_after_form                               ? "M23"
-                                : refuses_same_body(e, observed)                 ? "M9"
+                                : refuses_same_body(e, observed, z, id)          ? "M9"
                                 : first_answer_marked_replayed(e, observed, z)   ? "M15"
                                                                                  : e.rule;
             const Rule& r = rule(named);
@@ -165,7 +170,7 @@ Judgement Model::answer(int id, const Answer& observed) {
             const char* own = run_as_new_after_restart(e, observed, z)                 ? "M24"
                               : moves_again(e, observed, z)                              ? "M7"
                               : completed_without_outcome(e, observed, keyed)          ? "M13"
-                              : refuses_same_body(e, observed)                         ? "M9"
+                              : refuses_same_body(e, observed, z, id)                  ? "M9"
                               : first_answer_marked_replayed(e, observed, z)           ? "M15"
                                                                                        : e.rule;
             if (rule_stage(own) == prefer_stage_) {
@@ -177,6 +182,7 @@ Judgement Model::answer(int id, const Answer& observed) {
             }
           }
           in_flight_409 = in_flight_409 || std::string_view(e.rule) == "M10";
+          fenced_out = fenced_out || (std::string_view(e.rule) == "M11" && e.kind == Expect::Kind::Problem);
           if (words.size() < 4) words.insert(describe(e, z));
         }
       }
@@ -190,6 +196,27 @@ Judgement Model::answer(int id, const Answer& observed) {
     // not a stage-2 body mistake (M8, which the closest status named): the mutant in-progress-says-done.
     if (in_flight_409 && refusal.rule == "M8" && observed.answered && observed.status == 200) {
       const Rule& r = rule("M10");
+      refusal.rule = r.id;
+      refusal.rule_text = r.text;
+      refusal.chapter = r.chapter;
+    }
+    // A 409 in progress no world allows: a key held when nothing held it. A request in flight together with
+    // another of its key was fenced out before its lease ended (lease-end-as-now: M11); otherwise the key of
+    // a finished request was never completed (completed-state-typo: M13, the completion goes with the money).
+    // Stage 4's either way, never stage 2's M8, stage 5's M15 or the contract's, whatever the closest world
+    // expected. Its Retry-After stays the contract's (M23).
+    const bool in_progress_409 = observed.answered && observed.status == 409 &&
+                                 observed.body.find("/problems/request-in-progress") != std::string::npos;
+    if (in_progress_409 && refusal.rule != "M23" && rule_stage(refusal.rule) != 4) {
+      const Rule& r = rule(overlapped_.count(id) ? "M11" : "M13");
+      refusal.rule = r.id;
+      refusal.rule_text = r.text;
+      refusal.chapter = r.chapter;
+    }
+    // Money moved again by a request that some world had fenced out (its claim taken over): the fence was not
+    // checked (fence-not-checked), M11, stage 4's; M7 (a repeat moved money) says only what it did.
+    if (fenced_out && refusal.rule == "M7") {
+      const Rule& r = rule("M11");
       refusal.rule = r.id;
       refusal.rule_text = r.text;
       refusal.chapter = r.chapter;
@@ -250,6 +277,7 @@ void Model::name_retry_after_busy(Judgement& refusal, int id, const Answer& obse
 }
 
 void Model::restart() {
+  unanswered_.clear();  // what was in flight died with the process
   for (World& w : worlds_) {
     w.alive = true;
     w.restarts += 1;

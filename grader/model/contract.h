@@ -85,6 +85,8 @@ class Model {
   bool crashed_with_key_ = false;    // some request with a key carried Lab-Crash
   std::map<int, std::string> key_of_;     // each flight's "path token key", when it had a key
   std::set<std::int64_t> busy_ids_;       // flights sent with Lab-Fail: busy
+  std::set<int> unanswered_;              // flights sent and not yet answered
+  std::set<int> overlapped_;              // flights that were in flight together with another of their key
   std::set<std::string> failed_busy_;     // the "path token key" of each answered 503 under Lab-Fail: busy
 };
 

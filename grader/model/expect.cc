@@ -220,8 +220,12 @@ bool completed_without_outcome(const Expect& e, const Answer& a, bool keyed) {
   return !id || *id < 1;
 }
 
-bool refuses_same_body(const Expect& e, const Answer& a) {
-  bool repeat = e.kind == Expect::Kind::AlreadyProcessed || e.kind == Expect::Kind::Rebuilt || e.kind == Expect::Kind::Replay;
+bool refuses_same_body(const Expect& e, const Answer& a, World& w, int id) {
+  const KeyRow* row = e.repeat_of != 0 ? w.row(e.repeat_of) : nullptr;
+  const Flight* f = w.flight(id);
+  const bool same_body = row != nullptr && f != nullptr && row->fingerprint == f->money.canonical;
+  bool repeat = e.kind == Expect::Kind::AlreadyProcessed || e.kind == Expect::Kind::Rebuilt || e.kind == Expect::Kind::Replay ||
+                (same_body && e.kind == Expect::Kind::Problem && e.status == 409);
   if (!repeat || !a.answered || a.status != 422) return false;
   JsonText doc = parse_json(a.body);
   return doc.fault == JsonFault::None && doc.value.kind == Json::Kind::Object &&

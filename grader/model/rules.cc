@@ -55,7 +55,7 @@ constexpr std::array kRules{
          "docs/reference/http-contract.md \"Admin endpoints (admin token)\""},
     Rule{"M22", "from stage 4 a failure that is not the request's fault (a busy 503) releases the claim: the retry runs, it is not answered as a repeat",
          "docs/learn/stage-4-two-phase.md \"The design\""},
-    Rule{"M23", "the Retry-After of a 409 request-in-progress or a 503 is a positive whole number of seconds",
+    Rule{"M23", "a 409 request-in-progress or a 503 carries Retry-After, a positive whole number of seconds",
          "docs/reference/http-contract.md \"Status codes and their order\""},
     Rule{"M24", "the key table outlives a restart of the process: a key claimed before it is still known after it, so its repeat is a repeat, not a new request",
          "docs/learn/stage-2-unique-key.md \"The design\""},

@@ -99,8 +99,9 @@ bool moves_again(const Expect& expect, const Answer& answer, const World& world)
 // expectation named, at every stage: it is stage 4's lesson the server lacks, not the one the world expected.
 bool completed_without_outcome(const Expect& expect, const Answer& answer, bool keyed);
 // Was a repeat of the same canonical body refused as a reused key (422 idempotency-key-reused)? That is
-// rule M9's second half (the same body in any spelling is the same request), whatever the world expected.
-bool refuses_same_body(const Expect& expect, const Answer& answer);
+// rule M9's second half (the same body in any spelling is the same request), whatever the world expected: a
+// repeat after completion, or one while the first runs (a 409 due) whose body is the row's (flight `id`).
+bool refuses_same_body(const Expect& expect, const Answer& answer, World& world, int id);
 // Does a first answer carry Idempotent-Replayed where the server keeps first answers (stage 5 on)? Rule M15's
 // second half, whatever rule the expected first answer named (but M11, M16 and M17, which say more).
 bool first_answer_marked_replayed(const Expect& expect, const Answer& answer, const World& world);

@@ -198,7 +198,7 @@ TEST_CASE("M10, M11: 409 while the lease runs, after it a retry takes over and t
   CHECK(m.judge(transfer("slow"), problem(409, "request-in-progress", {{"Retry-After", "1"}})).allowed);
   Judgement no_retry_after = early.judge(transfer("slow"), problem(409, "request-in-progress"));
   CHECK_FALSE(no_retry_after.allowed);
-  CHECK(no_retry_after.rule == "M10");
+  CHECK(no_retry_after.rule == "M23");  // the 409 in progress came: the header is the contract's (no-retry-after)
 
   REQUIRE(m.judge(advance(31000), json(200, R"({"now_ms":1031000})")).allowed);
   REQUIRE(m.judge(transfer("slow"), created(1, 8500)).allowed);  // the take-over runs
@@ -513,4 +513,44 @@ TEST_CASE("ladder: a repeat in flight told 200 'processing' names stage 4's M10,
   CHECK(j.rule == "M10");
   CHECK(j.lesson_stage == 4);
   CHECK_FALSE(j.by_ladder);
+}
+
+// Answers no choice of lessons explains, named for the lesson the server lacks (the mutants of each).
+TEST_CASE("ladder: a 409 in progress no world allows names stage 4's lesson: a key never completed, a holder fenced early") {
+  // completed-state-typo: the key of a finished request stays in progress (its completion never written).
+  auto typo = bank<Ladder>(2);
+  const std::string overdraft = R"({"from_account":2,"to_account":1,"amount":2700,"currency":"USD"})";
+  REQUIRE(typo.judge(transfer("k", overdraft), problem(402, "insufficient-funds")).allowed);
+  Judgement stuck = typo.judge(transfer("k", overdraft), problem(409, "request-in-progress", {{"Retry-After", "1"}}));
+  CHECK_FALSE(stuck.allowed);
+  CHECK(stuck.rule == "M13");
+  CHECK(stuck.lesson_stage == 4);
+  // lease-end-as-now: the repeat takes the key over at once and runs; the first, still within its lease, is
+  // fenced out with 409.
+  auto early = bank<Ladder>(2);
+  early.send(7, transfer("slow", kTransfer, "tok_a", {{"Lab-Delay-Ms", "800"}}));
+  REQUIRE(early.judge(transfer("slow"), created(1, 8500)).allowed);
+  Judgement fenced = early.answer(7, problem(409, "request-in-progress", {{"Retry-After", "1"}}));
+  CHECK_FALSE(fenced.allowed);
+  CHECK(fenced.rule == "M11");
+  CHECK(fenced.lesson_stage == 4);
+}
+
+TEST_CASE("ladder: a holder fenced out that still moves money names M11, not M7; the same body refused in flight M9") {
+  // fence-not-checked: the lease passed, the repeat took the key over and ran; the old holder ran as well.
+  auto m = bank<Ladder>(5);
+  m.send(7, transfer("slow", kTransfer, "tok_a", {{"Lab-Delay-Ms", "800"}}));
+  REQUIRE(m.judge(advance(35000), json(200, R"({"now_ms":35000})")).allowed);
+  REQUIRE(m.judge(transfer("slow"), created(1, 8500)).allowed);
+  Judgement twice = m.answer(7, created(2, 7000));
+  CHECK_FALSE(twice.allowed);
+  CHECK(twice.rule == "M11");
+  CHECK(twice.lesson_stage == 4);
+  // fingerprint-compared-raw: the very same request, sent while the first runs, refused as another body.
+  auto raw = bank<Ladder>(6);
+  raw.send(7, transfer("same", kTransfer, "tok_a", {{"Lab-Delay-Ms", "800"}}));
+  Judgement reused = raw.judge(transfer("same"), problem(422, "idempotency-key-reused"));
+  CHECK_FALSE(reused.allowed);
+  CHECK(reused.rule == "M9");
+  CHECK(reused.lesson_stage == 3);
 }
