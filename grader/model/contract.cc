@@ -9,6 +9,31 @@
 
 namespace grader::model {
 
+namespace {
+
+// Names rule `id` in a refusal: its id, its text and the chapter that teaches it.
+void name_rule(Judgement& refusal, const char* id) {
+  const Rule& r = rule(id);
+  refusal.rule = r.id;
+  refusal.rule_text = r.text;
+  refusal.chapter = r.chapter;
+}
+
+// The rule one refusing world names for this answer: what the answer did that the world forbids most, before
+// the rule of the step the world expected (e.rule). First a repeat that moved the money again (M7), the worst
+// a server can do to a retrying client; then a success that names no entry for a request with a key (M13: the
+// key was completed before its money moved); then the same body refused while its first request runs (M9); then
+// a first answer marked as a replay (M15).
+const char* world_rule(const Expect& e, const Answer& observed, World& z, int id, bool keyed) {
+  return moves_again(e, observed, z)                     ? "M7"
+         : completed_without_outcome(e, observed, keyed) ? "M13"
+         : refuses_same_body(e, observed, z, id)         ? "M9"
+         : first_answer_marked_replayed(e, observed, z)  ? "M15"
+                                                         : e.rule;
+}
+
+}  // namespace
+
 Model::Model(int stage, Settings settings) : stage_(stage), settings_(std::move(settings)) {
   // One world per choice of the lessons beyond the stage; a lesson other than the key table needs it.
   std::vector<int> relaxed;
@@ -153,31 +178,16 @@ Judgement Model::answer(int id, const Answer& observed) {
             // A 409 or 503 whose only fault is its Retry-After (missing, or not whole seconds) is the
             // contract's (M23), whichever lesson asked for the status: its status and problem type say the
             // server has the lesson (the named checks credit the contract too; the mutant no-retry-after).
+            // (Inside this branch `again` and `stub` are what world_rule tries first: M7, M13.)
             const bool retry_after_form = why == "Retry-After is not a positive number of seconds";
-            const char* named = again                                          ? "M7"
-                                : stub                                           ? "M13"
-                                : retry_after_form                               ? "M23"
-                                : refuses_same_body(e, observed, z, id)          ? "M9"
-                                : first_answer_marked_replayed(e, observed, z)   ? "M15"
-                                                                                 : e.rule;
-            const Rule& r = rule(named);
-            refusal.rule = r.id;
-            refusal.rule_text = r.text;
-            refusal.chapter = r.chapter;
+            name_rule(refusal, !again && !stub && retry_after_form ? "M23" : world_rule(e, observed, z, id, keyed));
             refusal.observed = why;
           }
           if (prefer_stage_ >= 0 && preferred.rule.empty()) {
-            const char* own = run_as_new_after_restart(e, observed, z)                 ? "M24"
-                              : moves_again(e, observed, z)                              ? "M7"
-                              : completed_without_outcome(e, observed, keyed)          ? "M13"
-                              : refuses_same_body(e, observed, z, id)                  ? "M9"
-                              : first_answer_marked_replayed(e, observed, z)           ? "M15"
-                                                                                       : e.rule;
+            // A repeat run as new after a restart says why (M24, the key table lost) before what it did.
+            const char* own = run_as_new_after_restart(e, observed, z) ? "M24" : world_rule(e, observed, z, id, keyed);
             if (rule_stage(own) == prefer_stage_) {
-              const Rule& r = rule(own);
-              preferred.rule = r.id;
-              preferred.rule_text = r.text;
-              preferred.chapter = r.chapter;
+              name_rule(preferred, own);
               preferred.observed = why;
             }
           }
@@ -195,10 +205,7 @@ Judgement Model::answer(int id, const Answer& observed) {
     // request still ran: the server tells a repeat in flight that it is done, where stage 4 says 409 (M10),
     // not a stage-2 body mistake (M8, which the closest status named): the mutant in-progress-says-done.
     if (in_flight_409 && refusal.rule == "M8" && observed.answered && observed.status == 200) {
-      const Rule& r = rule("M10");
-      refusal.rule = r.id;
-      refusal.rule_text = r.text;
-      refusal.chapter = r.chapter;
+      name_rule(refusal, "M10");
     }
     // A 409 in progress no world allows: a key held when nothing held it. A request in flight together with
     // another of its key was fenced out before its lease ended (lease-end-as-now: M11); otherwise the key of
@@ -208,25 +215,17 @@ Judgement Model::answer(int id, const Answer& observed) {
     const bool in_progress_409 = observed.answered && observed.status == 409 &&
                                  observed.body.find("/problems/request-in-progress") != std::string::npos;
     if (in_progress_409 && refusal.rule != "M23" && rule_stage(refusal.rule) != 4) {
-      const Rule& r = rule(overlapped_.count(id) ? "M11" : "M13");
-      refusal.rule = r.id;
-      refusal.rule_text = r.text;
-      refusal.chapter = r.chapter;
+      name_rule(refusal, overlapped_.count(id) ? "M11" : "M13");
     }
     // Money moved again by a request that some world had fenced out (its claim taken over): the fence was not
     // checked (fence-not-checked), M11, stage 4's; M7 (a repeat moved money) says only what it did.
     if (fenced_out && refusal.rule == "M7") {
-      const Rule& r = rule("M11");
-      refusal.rule = r.id;
-      refusal.rule_text = r.text;
-      refusal.chapter = r.chapter;
+      name_rule(refusal, "M11");
     }
     // The preferred stage's rule replaces one of another stage; and M24 replaces any, since it says why a
     // repeat ran as new (M7's money moved twice, M8's "already processed" due) where the others say only that.
     if (!preferred.rule.empty() && (rule_stage(refusal.rule) != prefer_stage_ || preferred.rule == "M24")) {
-      refusal.rule = preferred.rule;
-      refusal.rule_text = preferred.rule_text;
-      refusal.chapter = preferred.chapter;
+      name_rule(refusal, preferred.rule.c_str());
       refusal.observed = preferred.observed;
     }
     refusal.lesson_stage = rule_stage(refusal.rule);
@@ -252,10 +251,7 @@ void Model::name_money_seen_late(Judgement& refusal) const {
   if (!balance || rule_stage(refusal.rule) != 0) return;
   const char* named = crashed_with_key_ ? "M13" : key_sent_again_ ? "M7" : nullptr;
   if (named == nullptr) return;
-  const Rule& r = rule(named);
-  refusal.rule = r.id;
-  refusal.rule_text = r.text;
-  refusal.chapter = r.chapter;
+  name_rule(refusal, named);
   refusal.observed += " (the money moved another number of times than the history allows, earlier)";
 }
 
@@ -270,10 +266,7 @@ void Model::name_retry_after_busy(Judgement& refusal, int id, const Answer& obse
   // in progress says the claim was kept, whatever rule was named, unless another rule (M7, M13, M23) said more.
   const bool kept = observed.status == 409 && refusal.rule != "M7" && refusal.rule != "M13" && refusal.rule != "M23";
   if (!kept && !(observed.status == 200 && rule_stage(refusal.rule) == 0)) return;
-  const Rule& r = rule("M22");
-  refusal.rule = r.id;
-  refusal.rule_text = r.text;
-  refusal.chapter = r.chapter;
+  name_rule(refusal, "M22");
 }
 
 void Model::restart() {
