@@ -17,7 +17,7 @@ SLOW_WRITE_MS ?= 10
 TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp
 TSAN_ARGS  := -DCMAKE_BUILD_TYPE=Debug -DLAB_SANITIZE=thread
 
-.PHONY: all deps build first-contact test browser-test demo playground book grade starter starter-check asan tsan sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants mutation-score soak load fuzz bench bench-day multi class-demo class-check clean help
+.PHONY: all deps build first-contact test browser-test demo playground book grade starter starter-check asan tsan sanitize ci-sanitize slow-matrix tsan-matrix lesson-diffs gradescope mutants mutation-score soak load fuzz bench bench-day multi class-demo class-check clean help
 
 all: build
 
@@ -31,6 +31,7 @@ help:
 	@echo "make starter DEST=dir  write the learner's copy of the lab, without the answers (LANG=python: a Python one)"
 	@echo "make starter-check build a starter copy from scratch and grade it (stage 1 passes, 2 fails; LANG=python too)"
 	@echo "make sanitize      every test under ASan+UBSan, then under TSan, with the figures (make asan | tsan: one)"
+	@echo "make ci-sanitize   CI's pass: the units, e2e, matrix, soak and PostgreSQL tests under ASan+UBSan (~10 min)"
 	@echo "make slow-matrix   the grader matrix for SEEDS seeds (20), every write slowed by SLOW_WRITE_MS (10)"
 	@echo "make tsan-matrix   the grader matrix for SEEDS seeds under ThreadSanitizer (build-tsan)"
 	@echo "make lesson-diffs  regenerate stages/*/lesson.diff"
@@ -122,6 +123,11 @@ tsan: deps
 sanitize: deps
 	@scripts/ensure-deps.sh browser postgres bubblewrap
 	@JOBS=$(JOBS) scripts/sanitize.sh asan tsan
+
+# CI's pass (.ci/run): only the tests labelled sanitize-ci, built from the targets they need (tests/CMakeLists.txt).
+ci-sanitize: deps
+	@scripts/ensure-deps.sh postgres
+	@JOBS=$(JOBS) scripts/sanitize.sh --ci asan
 
 # The grader's verdict must not depend on how fast the server or the machine is (docs/teach/grader.md "The grader",
 # what it assumes about time): the matrix must hold its staircase for SEEDS seeds in a row on a server

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # sanitize.sh: every unit and end-to-end test under the sanitizers, with the figures (docs/reference/plumbing.md "Reliability",
 # sanitizers). `make asan`, `make tsan` and `make sanitize` (both) run it.
-#   scripts/sanitize.sh asan|tsan [asan|tsan]     JOBS=N  (ctest's parallelism, default: the core count)
+#   scripts/sanitize.sh [--ci] asan|tsan [asan|tsan]     JOBS=N  (ctest's parallelism, default: the core count)
+#
+# --ci: CI's pass (`make ci-sanitize`, .ci/run): only the tests labelled sanitize-ci, built from only the targets
+#       they need (tests/CMakeLists.txt says which and why: one of each C++ path, within CI's time).
 #
 # asan: build-asan, AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer at exit).
 # tsan: build-tsan, ThreadSanitizer, with one suppression for Debian's uninstrumented libcpp-httplib.so
@@ -12,20 +15,22 @@
 # death a test tolerates (the crash checks restart servers) is still counted. A pass succeeds only when all
 # of its tests pass and no process of it wrote a report.
 #
-# CI's ASan pass (.ci/run) leaves two groups out, to stay within CI's time, with SANITIZE_QUICK=1: the tests
-# that grade stage 6's mutants (a mutant is stage 6 with one line changed; stage 6 itself runs every test
-# here), and the browser tests (chromium drives the page; the playground's server runs sanitized in the
-# playground API test). `make asan` without it runs everything.
+# SANITIZE_QUICK=1 leaves two groups out (CI's pass before --ci): the tests that grade stage 6's mutants (a
+# mutant is stage 6 with one line changed; stage 6 itself runs every test here), and the browser tests
+# (chromium drives the page; the playground's server runs sanitized in the playground API test). `make asan`
+# without it runs everything.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 jobs=${JOBS:-$(nproc)}
 
+case "${1:-}" in -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+ci=0
+if [ "${1:-}" = --ci ]; then ci=1; shift; fi
 if [ $# -eq 0 ]; then
   sed -n '2,4p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
-case "${1:-}" in -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 
 # run_pass NAME: build, test, count the reports; prints one summary line into $summary.
 summary=$(mktemp)
@@ -49,16 +54,19 @@ run_pass() {
     *) echo "sanitize.sh: unknown pass '$name' (asan or tsan)" >&2; exit 2 ;;
   esac
 
-  local mutant_tests=ON ctest_exclude=()
+  local mutant_tests=ON ctest_select=() targets=(all)
   if [ "${SANITIZE_QUICK:-0}" = 1 ]; then
-    mutant_tests=OFF ctest_exclude=(-E '^browser: ')
+    mutant_tests=OFF ctest_select=(-E '^browser: ')
+  fi
+  if [ "$ci" = 1 ]; then
+    mutant_tests=OFF ctest_select=(-L sanitize-ci) targets=("the sanitizer pass's tests" lab_ci_sanitize_set)
   fi
   cmake_args="$cmake_args -DLAB_MUTANT_TESTS=$mutant_tests"
   # An existing build folder keeps its cache: set the option there too.
   [ -f "$build/CMakeCache.txt" ] && cmake -S . -B "$build" -DLAB_MUTANT_TESTS=$mutant_tests > /dev/null
-  echo "== $title: build $build, then every test (ctest -j$jobs${ctest_exclude[*]:+ ${ctest_exclude[*]}}, mutant tests $mutant_tests)"
+  echo "== $title: build $build, then its tests (ctest -j$jobs${ctest_select[*]:+ ${ctest_select[*]}}, mutant tests $mutant_tests)"
   local start=$SECONDS
-  if ! make --no-print-directory build BUILD="$build" CMAKE_ARGS="$cmake_args"; then
+  if ! BUILD="$build" JOBS="$jobs" CMAKE_ARGS="$cmake_args" scripts/build.sh "${targets[@]}"; then
     printf '%-11s %7s %7s %7s %8s %12s %6ss   build failed\n' "$title" - - - - - $(( SECONDS - start )) >> "$summary"
     failed_passes=$(( failed_passes + 1 ))
     return
@@ -66,7 +74,7 @@ run_pass() {
   local reports_dir="$build/sanitizer-reports"
   rm -rf "$reports_dir" && mkdir -p "$reports_dir"
   local ctest_log="$build/sanitize-ctest.log"
-  (cd "$build" && env "${options[@]}" ctest --output-on-failure -j"$jobs" "${ctest_exclude[@]}") 2>&1 | tee "$ctest_log"
+  (cd "$build" && env "${options[@]}" ctest --output-on-failure -j"$jobs" "${ctest_select[@]}") 2>&1 | tee "$ctest_log"
 
   # ctest's last words: "100% tests passed, 0 tests failed out of 374"
   local line total failed passed
