@@ -51,6 +51,9 @@ Faults (--fault, one or none):
   overdraft-as-repeat answers 200 {"status":"already processed"} where the server answered a POST 402
                       insufficient-funds: a server that reads every integrity error of its transaction (a
                       CHECK on the balance too) as the key's UNIQUE violation, so an overdraft is "a repeat"
+  replays-another-entry  every replay (an answer marked Idempotent-Replayed: true) names another transfer: its
+                      "id" plus 1000, the money not moved again: a server whose lookup returns another key's row
+  empty-replays       every replay keeps its status and loses its body: a server that stored the status alone
 and how it accepts connections:
   --backlog N         the listen backlog (default 128); Python's http.server uses 5
   --serial            one request at a time on one thread, as http.server.HTTPServer does
@@ -269,6 +272,14 @@ class Proxy:
                                    if line.partition(":")[0].strip().lower() != "idempotent-replayed")
         if self.fault == "replayed-capitalised":
             res_head = res_head.replace("Idempotent-Replayed: true", "Idempotent-Replayed: True")
+        replay = header(res_head, "Idempotent-Replayed") == "true"
+        if self.fault == "replays-another-entry" and replay and res_body:
+            entry = json.loads(res_body)
+            if isinstance(entry, dict) and isinstance(entry.get("id"), int):
+                entry["id"] += 1000
+                res_body = json.dumps(entry).encode()
+        if self.fault == "empty-replays" and replay:
+            res_body = b""
         return build(res_head, res_body)
 
     def serve(self, client, request=None, response=None):
@@ -308,7 +319,8 @@ def main():
                                             "hang-after-402", "late-repeats", "padded-answers", "header-flood",
                                             "replayed-capitalised", "changed-body-409", "refuse-repeats",
                                             "policy-nulls", "stores-503", "no-replay-header", "no-after-commit",
-                                            "lockless", "deadlock-on-overlap", "overdraft-as-repeat"])
+                                            "lockless", "deadlock-on-overlap", "overdraft-as-repeat",
+                                            "replays-another-entry", "empty-replays"])
     parser.add_argument("--backlog", type=int, default=128)
     parser.add_argument("--serial", action="store_true")
     parser.add_argument("--max-in-flight", type=int)
