@@ -54,16 +54,18 @@ run_pass() {
     *) echo "sanitize.sh: unknown pass '$name' (asan or tsan)" >&2; exit 2 ;;
   esac
 
-  local mutant_tests=ON ctest_select=() targets=(all)
+  local mutant_tests=ON ctest_select=() targets=(all) fast_build=OFF
   if [ "${SANITIZE_QUICK:-0}" = 1 ]; then
     mutant_tests=OFF ctest_select=(-E '^browser: ')
   fi
   if [ "$ci" = 1 ]; then
     mutant_tests=OFF ctest_select=(-L sanitize-ci) targets=("the sanitizer pass's tests" lab_ci_sanitize_set)
+    fast_build=ON   # -O0: half the cold build (CMakeLists.txt, LAB_SANITIZE_FAST_BUILD)
   fi
-  cmake_args="$cmake_args -DLAB_MUTANT_TESTS=$mutant_tests"
-  # An existing build folder keeps its cache: set the option there too.
-  [ -f "$build/CMakeCache.txt" ] && cmake -S . -B "$build" -DLAB_MUTANT_TESTS=$mutant_tests > /dev/null
+  cmake_args="$cmake_args -DLAB_MUTANT_TESTS=$mutant_tests -DLAB_SANITIZE_FAST_BUILD=$fast_build"
+  # An existing build folder keeps its cache: set the options there too.
+  [ -f "$build/CMakeCache.txt" ] &&
+    cmake -S . -B "$build" -DLAB_MUTANT_TESTS=$mutant_tests -DLAB_SANITIZE_FAST_BUILD=$fast_build > /dev/null
   echo "== $title: build $build, then its tests (ctest -j$jobs${ctest_select[*]:+ ${ctest_select[*]}}, mutant tests $mutant_tests)"
   local start=$SECONDS
   if ! BUILD="$build" JOBS="$jobs" CMAKE_ARGS="$cmake_args" scripts/build.sh "${targets[@]}"; then
