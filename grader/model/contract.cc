@@ -129,6 +129,7 @@ Judgement Model::answer(int id, const Answer& observed) {
   Judgement preferred;  // the first refusing world's own rule, when it is of prefer_stage_
   bool in_flight_409 = false;  // some refusing world found the key's first request still running (M10)
   bool fenced_out = false;     // some refusing world fenced this request out, its claim taken over (M11)
+  bool another_body = false;   // some refusing world found the key used with another body (M9's 422)
   bool closest = false, moved_again = false, stub_completion = false, marked_replay = false;
   for (const World& w : worlds_) {
     for (const World& x : advance_others(w, id, last_real_ms_)) {
@@ -193,6 +194,7 @@ Judgement Model::answer(int id, const Answer& observed) {
           }
           in_flight_409 = in_flight_409 || std::string_view(e.rule) == "M10";
           fenced_out = fenced_out || (std::string_view(e.rule) == "M11" && e.kind == Expect::Kind::Problem);
+          another_body = another_body || std::string_view(e.rule) == "M9";
           if (words.size() < 4) words.insert(describe(e, z));
         }
       }
@@ -211,11 +213,12 @@ Judgement Model::answer(int id, const Answer& observed) {
     // another of its key was fenced out before its lease ended (lease-end-as-now: M11); otherwise the key of
     // a finished request was never completed (completed-state-typo: M13, the completion goes with the money).
     // Stage 4's either way, never stage 2's M8, stage 5's M15 or the contract's, whatever the closest world
-    // expected. Its Retry-After stays the contract's (M23).
+    // expected; unless the key had been used with another body: that 409 stands for the 422 (M9, stage 3's
+    // lesson: the mutant mismatch-as-conflict). Its Retry-After stays the contract's (M23).
     const bool in_progress_409 = observed.answered && observed.status == 409 &&
                                  observed.body.find("/problems/request-in-progress") != std::string::npos;
     if (in_progress_409 && refusal.rule != "M23" && rule_stage(refusal.rule) != 4) {
-      name_rule(refusal, overlapped_.count(id) ? "M11" : "M13");
+      name_rule(refusal, another_body ? "M9" : overlapped_.count(id) ? "M11" : "M13");
     }
     // Money moved again by a request that some world had fenced out (its claim taken over): the fence was not
     // checked (fence-not-checked), M11, stage 4's; M7 (a repeat moved money) says only what it did.
@@ -247,7 +250,10 @@ Judgement Model::answer(int id, const Answer& observed) {
 // it again (M7, stage 2's). A server with every lesson keeps both, so the balance names the contract only
 // when neither happened.
 void Model::name_money_seen_late(Judgement& refusal) const {
-  const bool balance = refusal.observed.starts_with("from_balance_after ") || refusal.observed.starts_with("balance is not");
+  // Or in the bank's decision on a later request: a 402 where the money the model holds allows the transfer, a
+  // 201 where it does not (wrong turn 4b: its money moved at the crash, its repeat then rebuilt as stage 4's).
+  const bool balance = refusal.observed.starts_with("from_balance_after ") || refusal.observed.starts_with("balance is not") ||
+                       refusal.observed == "status 402, not 201" || refusal.observed == "status 201, not 402";
   if (!balance || rule_stage(refusal.rule) != 0) return;
   const char* named = crashed_with_key_ ? "M13" : key_sent_again_ ? "M7" : nullptr;
   if (named == nullptr) return;

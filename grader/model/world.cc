@@ -380,9 +380,12 @@ std::vector<World> finish(const World& w, int id, const Settings& s, std::int64_
     if (v.status != 201)  // a refusal commits no money: it may answer
       for (World& z : ended(x, id, v)) out.push_back(std::move(z));
   } else if (crash.rfind("after-commit-", 0) == 0 && crash.size() == 14 && crash[13] >= '1' && crash[13] <= '9') {
-    // Wherever the server commits: the claim is the first commit (stage 2 on), the money a later one.
+    // Wherever the server commits. From stage 4 the claim is the first commit, alone, and the money a later one.
+    // Before, a server with keys may commit the key and the money at once (stages 2 and 3: one transaction, so
+    // the first commit moved the money and kept its key), or the money before its key (wrong turn 4b, stage 4's
+    // lesson lacking): the money may have moved at the first commit (matrix seed 757731695 credited the contract).
     int n = crash[13] - '0';
-    if (keys && n == 1) {
+    if (keys && n == 1 && has(x.lessons, Lesson::InProgress)) {
       out.push_back(crashed_before_money(x, id));
     } else {
       if (keys) out.push_back(crashed_before_money(x, id));

@@ -459,6 +459,37 @@ TEST_CASE("ladder: a completed key forgotten once its lease passed is stage 6's 
   CHECK(now.lesson_stage == 2);
 }
 
+// Stages 2 and 3 commit a request's key and its money in one transaction; stage 4 commits the claim alone
+// first. Wrong turn 4b commits the money, then its key: after a crash at its first commit the money has moved,
+// which a server of stage 3 may show too, so the lesson lacking is stage 4's (matrix seed 757731695 named
+// the contract's M5 for it: no model allowed money moved at the first commit of a server with keys).
+TEST_CASE("ladder: money moved by a crash after the first commit is allowed before stage 4, and stage 4's lesson after") {
+  const std::string overdraft = R"({"from_account":1,"to_account":2,"amount":9000,"currency":"USD"})";
+  const Request crash = transfer("k", kTransfer, "tok_a", {{"Lab-Crash", "after-commit-1"}});
+  auto at3 = bank<Ladder>(3);
+  REQUIRE(at3.judge(crash, Answer::none()).allowed);
+  at3.restart();
+  CHECK(at3.judge(transfer("big", overdraft), problem(402, "insufficient-funds")).allowed);  // 8500 left
+  auto at4 = bank<Ladder>(4);
+  REQUIRE(at4.judge(crash, Answer::none()).allowed);
+  at4.restart();
+  Judgement j = at4.judge(transfer("big", overdraft), problem(402, "insufficient-funds"));
+  CHECK_FALSE(j.allowed);  // stage 4's first commit is the claim: 10000 were left, 9000 moves
+  CHECK(j.rule == "M13");  // the bank's 402 shows the money moved at the crash, apart from its completion
+  CHECK(j.lesson_stage == 4);
+  CHECK(j.by_ladder);
+}
+
+TEST_CASE("ladder: a key reused with another body answered 409 in progress is stage 3's M9, not stage 4's") {
+  auto m = bank<Ladder>(6);
+  REQUIRE(m.judge(transfer("k"), created(1, 8500)).allowed);
+  const std::string other = R"({"from_account":1,"to_account":2,"amount":900,"currency":"USD"})";
+  Judgement j = m.judge(transfer("k", other), problem(409, "request-in-progress", {{"Retry-After", "1"}}));
+  CHECK_FALSE(j.allowed);
+  CHECK(j.rule == "M9");  // the mutant mismatch-as-conflict: the 422 answered as 409
+  CHECK(j.lesson_stage == 3);
+}
+
 TEST_CASE("ladder: stage 2's answer to a key reused with another body, held to stage 6, credits stage 3") {
   auto m = bank<Ladder>(6);
   REQUIRE(m.judge(transfer("k"), created(1, 8500)).allowed);
@@ -554,3 +585,4 @@ TEST_CASE("ladder: a holder fenced out that still moves money names M11, not M7;
   CHECK(reused.rule == "M9");
   CHECK(reused.lesson_stage == 3);
 }
+
