@@ -31,7 +31,7 @@ help:
 	@echo "make starter DEST=dir  write the learner's copy of the lab, without the answers (LANG=python: a Python one)"
 	@echo "make starter-check build a starter copy from scratch and grade it (stage 1 passes, 2 fails; LANG=python too)"
 	@echo "make sanitize      every test under ASan+UBSan, then under TSan, with the figures (make asan | tsan: one)"
-	@echo "make ci-sanitize   CI's pass: the units, e2e, matrix, soak and PostgreSQL tests under ASan+UBSan (~10 min)"
+	@echo "make ci-sanitize   CI's pass: units, e2e, the matrix's rows, soak, PostgreSQL under ASan+UBSan (~6 min)"
 	@echo "make slow-matrix   the grader matrix for SEEDS seeds (20), every write slowed by SLOW_WRITE_MS (10)"
 	@echo "make tsan-matrix   the grader matrix for SEEDS seeds under ThreadSanitizer (build-tsan)"
 	@echo "make lesson-diffs  regenerate stages/*/lesson.diff"
